@@ -1,0 +1,42 @@
+import { unwrapResolverError } from '@apollo/server/errors';
+import type { GraphQLFormattedError } from 'graphql';
+import type { Logger } from './logger';
+import { isErrorCode } from './errors';
+import { currentRequestId } from './request-context';
+
+/** Codes Apollo itself gives to a caller's mistakes; they pass through like ours. */
+const CLIENT_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+export const SERVER_ERROR_MESSAGE = 'Server error';
+
+/**
+ * Apollo `formatError` for every GraphQL server of the platform: typed errors keep their code and
+ * extensions; anything else is logged with its stack and reaches the caller only as "Server error"
+ * with the request id, so internals never leak.
+ */
+export function formatGraphQLError(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
+    const code = extensions.code;
+    if (isErrorCode(code) || (typeof code === 'string' && CLIENT_CODES.has(code))) {
+      return { ...formatted, extensions };
+    }
+    // A subgraph already masked and logged it; the gateway only passes it on.
+    if (code === 'INTERNAL_SERVER_ERROR' && formatted.message === SERVER_ERROR_MESSAGE) {
+      return { ...formatted, extensions };
+    }
+    logger.error({ err: unwrapResolverError(error), path: formatted.path }, 'unexpected GraphQL error');
+    return {
+      message: SERVER_ERROR_MESSAGE,
+      ...(formatted.path !== undefined ? { path: formatted.path } : {}),
+      extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: currentRequestId() },
+    };
+  };
+}

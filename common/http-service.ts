@@ -1,0 +1,148 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from './logger';
+import { REQUEST_ID_HEADER, requestIdFrom, runWithRequestId } from './request-context';
+
+/** One dependency a process cannot serve without; readiness fails while any check fails. */
+export interface ReadinessCheck {
+  name: string;
+  check(): Promise<unknown>;
+}
+
+export interface HttpServiceOptions {
+  name: string;
+  logger: Logger;
+  checks: ReadinessCheck[];
+  readyCheckTimeoutMs: number;
+  shutdownTimeoutMs: number;
+}
+
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+
+/**
+ * The frame every process serves in: request ids, access logs, `/healthz`, `/readyz`, and a
+ * drain on close that lets in-flight requests finish while refusing new ones.
+ */
+export class HttpService {
+  readonly app: Express;
+  private server?: Server;
+  private draining = false;
+
+  constructor(private readonly options: HttpServiceOptions) {
+    this.app = express();
+    this.app.disable('x-powered-by');
+    this.app.set('trust proxy', 'loopback');
+    this.app.use((req, res, next) => this.track(req, res, next));
+    this.app.get('/healthz', (_req, res) => {
+      res.json({ status: 'ok', service: options.name });
+    });
+    this.app.get('/readyz', (_req, res, next) => {
+      this.readiness().then(({ ready, checks }) => {
+        res
+          .status(ready ? 200 : 503)
+          .json({ status: ready ? 'ready' : 'unavailable', service: options.name, checks });
+      }, next);
+    });
+  }
+
+  get port(): number {
+    const address = this.server?.address();
+    if (address === null || address === undefined || typeof address === 'string') {
+      throw new Error(`${this.options.name} is not listening`);
+    }
+    return (address as AddressInfo).port;
+  }
+
+  get httpServer(): Server {
+    if (this.server === undefined) throw new Error(`${this.options.name} is not listening`);
+    return this.server;
+  }
+
+  async listen(port: number, host: string): Promise<number> {
+    const server = this.app.listen(port, host);
+    this.server = server;
+    // Longer than typical load-balancer idle timeouts so the proxy closes first.
+    server.keepAliveTimeout = 65_000;
+    await Promise.race([
+      once(server, 'listening'),
+      once(server, 'error').then(([error]) => {
+        throw error instanceof Error && (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+          ? new Error(`${this.options.name}: port ${port} on ${host} is already in use`)
+          : error;
+      }),
+    ]);
+    this.options.logger.info({ port: this.port, host }, `${this.options.name} listening`);
+    return this.port;
+  }
+
+  /** Stops accepting connections, lets in-flight requests finish, then closes what is left. */
+  async close(): Promise<void> {
+    const server = this.server;
+    if (server === undefined) return;
+    this.draining = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Keep-alive sockets between requests would hold close() open; drop each one once idle.
+    server.closeIdleConnections();
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), this.options.shutdownTimeoutMs);
+    });
+    const forced = await Promise.race([closed.then(() => false), timedOut]);
+    clearInterval(sweep);
+    clearTimeout(timer);
+    if (forced) {
+      this.options.logger.warn('drain timed out; closing remaining connections');
+      server.closeAllConnections();
+      await closed;
+    }
+    this.server = undefined;
+  }
+
+  private track(req: Request, res: Response, next: NextFunction): void {
+    const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
+    req.headers[REQUEST_ID_HEADER] = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    if (this.draining) res.setHeader('Connection', 'close');
+    const started = process.hrtime.bigint();
+    runWithRequestId(requestId, () => {
+      res.on('finish', () => {
+        const entry = {
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+        };
+        if (HEALTH_PATHS.has(req.path)) this.options.logger.debug(entry, 'request');
+        else this.options.logger.info(entry, 'request');
+      });
+      next();
+    });
+  }
+
+  private async readiness(): Promise<{ ready: boolean; checks: Record<string, string> }> {
+    const checks: Record<string, string> = {};
+    if (this.draining) return { ready: false, checks: { shutdown: 'draining' } };
+    await Promise.all(
+      this.options.checks.map(async ({ name, check }) => {
+        try {
+          await withTimeout(check(), this.options.readyCheckTimeoutMs, `${name} did not answer`);
+          checks[name] = 'ok';
+        } catch (error) {
+          checks[name] = error instanceof Error ? error.message : String(error);
+        }
+      }),
+    );
+    return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${message} within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

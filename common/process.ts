@@ -1,0 +1,47 @@
+import { ConfigError } from './config';
+import { UnreachableError } from './database';
+
+/** What an entry point leaves running: stopping it drains servers and closes connections. */
+export interface Running {
+  stop(): Promise<void>;
+}
+
+/** Errors that are the operator's to fix; their message is the whole story, a stack adds nothing. */
+function isOperatorError(error: unknown): error is Error {
+  return error instanceof ConfigError || error instanceof UnreachableError;
+}
+
+export function describeFailure(error: unknown): string {
+  if (isOperatorError(error)) return error.message;
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/**
+ * Runs a process entry point: a start failure is printed plainly and exits 1; SIGTERM or SIGINT
+ * stops what started (draining in-flight requests) and exits 0.
+ */
+export function runMain(name: string, start: () => Promise<Running>): void {
+  start().then(
+    (running) => {
+      let stopping = false;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) return;
+        stopping = true;
+        process.stderr.write(`${name}: ${signal} received, draining\n`);
+        running.stop().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            process.stderr.write(`${name}: stop failed: ${describeFailure(error)}\n`);
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    },
+    (error: unknown) => {
+      process.stderr.write(`${name}: ${describeFailure(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,172 @@
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
+import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import express from 'express';
+import { parse, type GraphQLSchema } from 'graphql';
+import { buildSchema, createResolversMap, type ContainerType } from 'type-graphql';
+import type { Config, SubgraphName } from './config';
+import { openSchema, type EntityManager, type MikroORM, type SchemaModule } from './database';
+import { formatGraphQLError } from './graphql-errors';
+import { HttpService } from './http-service';
+import { createLogger, type Logger } from './logger';
+import type { Running } from './process';
+import { connectRedis, type Redis } from './redis';
+import { REQUEST_ID_HEADER } from './request-context';
+
+const FEDERATION_LINK =
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides", "@inaccessible"])';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each entity's reference has its own key shape
+type ReferenceResolver = (reference: any, context: SubgraphContext) => unknown;
+
+/** What one request of a subgraph may use; services get their EntityManager from here only. */
+export interface RequestScope {
+  em: EntityManager;
+  redis: Redis;
+  config: Config;
+  logger: Logger;
+  requestId: string;
+  headers: Record<string, string | undefined>;
+}
+
+export interface SubgraphContext {
+  scope: RequestScope;
+  container: ContainerType;
+}
+
+/** Everything that makes one subgraph: its schema module, its GraphQL resolvers and how to build them. */
+export interface SubgraphDefinition {
+  name: SubgraphName;
+  schemaModule: SchemaModule;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- type-graphql's resolver class type
+  resolvers: Function[];
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- type-graphql's object type class type
+  orphanedTypes?: Function[];
+  /** `__resolveReference` per entity type, for the gateway's entity fetches. */
+  referenceResolvers?: Record<string, { __resolveReference: ReferenceResolver }>;
+  /** Resolver instances for one request, wired with that request's scope. */
+  createResolvers(scope: RequestScope): object[];
+}
+
+/** The federated schema of a subgraph: type-graphql types and resolvers plus the federation link. */
+export async function buildSubgraphGraphQLSchema(definition: SubgraphDefinition): Promise<GraphQLSchema> {
+  const [first, ...rest] = definition.resolvers;
+  if (first === undefined) {
+    // A subgraph whose domain has no fields yet still answers the gateway's `_service` query.
+    return buildSubgraphSchema({ typeDefs: parse(FEDERATION_LINK) });
+  }
+  const typeGraphQLSchema = await buildSchema({
+    resolvers: [first, ...rest],
+    orphanedTypes: definition.orphanedTypes ?? [],
+    container: ({ context }: { context: SubgraphContext }) => context.container,
+    validate: false,
+    skipCheck: true,
+  });
+  const resolvers = createResolversMap(typeGraphQLSchema) as GraphQLResolverMap<unknown>;
+  for (const [typeName, fields] of Object.entries(definition.referenceResolvers ?? {})) {
+    resolvers[typeName] = {
+      ...(resolvers[typeName] ?? {}),
+      ...fields,
+    } as GraphQLResolverMap<unknown>[string];
+  }
+  return buildSubgraphSchema({
+    typeDefs: parse(`${FEDERATION_LINK}\n${printSchemaWithDirectives(typeGraphQLSchema)}`),
+    resolvers,
+  });
+}
+
+/** The SDL a subgraph contributes to the supergraph, as committed under `schema/`. */
+export async function printSubgraphSdl(definition: SubgraphDefinition): Promise<string> {
+  return printSubgraphSchema(await buildSubgraphGraphQLSchema(definition));
+}
+
+/** A container that hands type-graphql the request's own resolver instances. */
+function requestContainer(instances: object[]): ContainerType {
+  return {
+    get(someClass: unknown) {
+      const instance = instances.find((candidate) => candidate.constructor === someClass);
+      if (instance === undefined) throw new Error(`No resolver instance for ${String(someClass)}`);
+      return instance;
+    },
+  };
+}
+
+export interface RunningSubgraph extends Running {
+  port: number;
+  orm: MikroORM;
+}
+
+/** Starts one subgraph as its own HTTP server: `/graphql`, `/healthz`, `/readyz`. */
+export async function startSubgraph(
+  definition: SubgraphDefinition,
+  config: Config,
+): Promise<RunningSubgraph> {
+  const logger = createLogger({ service: `${definition.name}-subgraph`, level: config.logLevel });
+  const orm = await openSchema(config, definition.schemaModule, logger);
+  let redis: Redis;
+  try {
+    redis = await connectRedis(config.redisUrl, `${definition.name}-subgraph`);
+  } catch (error) {
+    await orm.close(true);
+    throw error;
+  }
+  const schema = await buildSubgraphGraphQLSchema(definition);
+  const apollo = new ApolloServer<SubgraphContext>({
+    schema,
+    formatError: formatGraphQLError(logger),
+    includeStacktraceInErrorResponses: false,
+    introspection: true,
+    // The process drains its HTTP server first; Apollo's own signal handler would exit mid-drain.
+    stopOnTerminationSignals: false,
+    // Traces are for Apollo's hosted reporting, which the platform does not use.
+    plugins: [ApolloServerPluginInlineTraceDisabled()],
+  });
+  await apollo.start();
+
+  const service = new HttpService({
+    name: `${definition.name}-subgraph`,
+    logger,
+    checks: [
+      { name: 'postgres', check: () => orm.em.getConnection().execute('select 1') },
+      { name: 'redis', check: () => redis.ping() },
+    ],
+    readyCheckTimeoutMs: config.readyCheckTimeoutMs,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+  });
+  service.app.use(
+    '/graphql',
+    express.json({ limit: '1mb' }),
+    expressMiddleware(apollo, {
+      context: ({ req }) => {
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
+        );
+        const scope: RequestScope = {
+          em: orm.em.fork(),
+          redis,
+          config,
+          logger,
+          requestId: headers[REQUEST_ID_HEADER] ?? '',
+          headers,
+        };
+        return Promise.resolve({ scope, container: requestContainer(definition.createResolvers(scope)) });
+      },
+    }),
+  );
+  const port = await service.listen(config.ports[definition.name], config.listenHost);
+
+  return {
+    port,
+    orm,
+    async stop() {
+      await service.close();
+      await apollo.stop();
+      await orm.close(true);
+      redis.disconnect();
+      logger.info(`${definition.name}-subgraph stopped`);
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { readFile } from 'node:fs/promises';
+import { ApolloGateway } from '@apollo/gateway';
+import { ApolloServer } from '@apollo/server';
+import { expressMiddleware } from '@as-integrations/express5';
+import express from 'express';
+import type { Config, SubgraphName } from '../common/config';
+import { createProbePool } from '../common/database';
+import { formatGraphQLError } from '../common/graphql-errors';
+import { HttpService } from '../common/http-service';
+import { createLogger } from '../common/logger';
+import { SUPERGRAPH_FILE } from '../common/paths';
+import type { Running } from '../common/process';
+import { connectRedis } from '../common/redis';
+import {
+  FORWARDED_HEADERS,
+  HeaderForwardingDataSource,
+  type GatewayContext,
+} from './header-forwarding.data-source';
+
+export interface RunningGateway extends Running {
+  port: number;
+}
+
+function isSubgraphName(name: string): name is SubgraphName {
+  return name === 'tickets' || name === 'cv' || name === 'billing';
+}
+
+/** The one graph: plans operations over the subgraphs composed in schema/supergraph.graphql. */
+export async function startGateway(config: Config): Promise<RunningGateway> {
+  const logger = createLogger({ service: 'gateway', level: config.logLevel });
+  const supergraphSdl = await readFile(SUPERGRAPH_FILE(), 'utf8');
+  const pool = createProbePool(config.databaseUrl);
+  const redis = await connectRedis(config.redisUrl, 'gateway');
+
+  const gateway = new ApolloGateway({
+    supergraphSdl,
+    logger,
+    buildService: ({ name, url }) =>
+      new HeaderForwardingDataSource({ url: isSubgraphName(name) ? config.subgraphUrls[name] : url }),
+  });
+  const apollo = new ApolloServer<GatewayContext>({
+    gateway,
+    formatError: formatGraphQLError(logger),
+    includeStacktraceInErrorResponses: false,
+    introspection: true,
+    // The process drains its HTTP server first; Apollo's own signal handler would exit mid-drain.
+    stopOnTerminationSignals: false,
+  });
+  await apollo.start();
+
+  const service = new HttpService({
+    name: 'gateway',
+    logger,
+    checks: [
+      { name: 'postgres', check: () => pool.query('select 1') },
+      { name: 'redis', check: () => redis.ping() },
+    ],
+    readyCheckTimeoutMs: config.readyCheckTimeoutMs,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+  });
+  service.app.use(
+    '/graphql',
+    express.json({ limit: '1mb' }),
+    expressMiddleware(apollo, {
+      context: ({ req }) => {
+        const headers: GatewayContext['headers'] = {};
+        for (const name of FORWARDED_HEADERS) {
+          const value = req.headers[name];
+          headers[name] = Array.isArray(value) ? value[0] : value;
+        }
+        return Promise.resolve({ headers });
+      },
+    }),
+  );
+  const port = await service.listen(config.ports.gateway, config.listenHost);
+
+  return {
+    port,
+    async stop() {
+      await service.close();
+      await apollo.stop();
+      await pool.end();
+      redis.disconnect();
+      logger.info('gateway stopped');
+    },
+  };
+}

@@ -1,0 +1,12 @@
+import { Migration } from '@mikro-orm/migrations';
+
+/** The tickets subgraph owns this Postgres schema; its tables arrive with its domain. */
+export class Migration20261121100000CreateSchema extends Migration {
+  override up(): void {
+    this.addSql('create schema if not exists "tickets";');
+  }
+
+  override down(): void {
+    this.addSql('drop schema if exists "tickets";');
+  }
+}

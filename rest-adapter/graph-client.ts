@@ -1,0 +1,81 @@
+import type { Request } from 'express';
+import type { GraphQLFormattedError } from 'graphql';
+import { REQUEST_ID_HEADER } from '../common/request-context';
+
+/** Headers of the caller that the graph needs: credentials, language and the request id. */
+const PASSED_HEADERS = ['authorization', 'x-api-key', 'accept-language', REQUEST_ID_HEADER] as const;
+
+/** The graph answered, with errors: the adapter maps them to a status in one place. */
+export class GraphOperationError extends Error {
+  constructor(readonly errors: readonly GraphQLFormattedError[]) {
+    super(errors.map((e) => e.message).join('; '));
+    this.name = 'GraphOperationError';
+  }
+}
+
+/** The gateway could not be reached or answered something that is not GraphQL. */
+export class GatewayUnavailableError extends Error {
+  constructor(message: string, options?: { cause: unknown }) {
+    super(message, options);
+    this.name = 'GatewayUnavailableError';
+  }
+}
+
+export interface GraphOperation<TData, TVariables extends Record<string, unknown> = Record<string, never>> {
+  name: string;
+  document: string;
+  /** Only for typing: the shape of `data` and of the variables. */
+  readonly __types?: { data: TData; variables: TVariables };
+}
+
+/** Declares one of the adapter's fixed operations; each REST route maps to exactly one. */
+export function operation<TData, TVariables extends Record<string, unknown> = Record<string, never>>(
+  name: string,
+  document: string,
+): GraphOperation<TData, TVariables> {
+  return { name, document };
+}
+
+export class GraphClient {
+  constructor(
+    private readonly gatewayUrl: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async execute<TData, TVariables extends Record<string, unknown>>(
+    op: GraphOperation<TData, TVariables>,
+    variables: TVariables,
+    req: Request,
+  ): Promise<TData> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
+    for (const name of PASSED_HEADERS) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    let response: Response;
+    try {
+      response = await fetch(this.gatewayUrl, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query: op.document, operationName: op.name, variables }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      throw new GatewayUnavailableError(`gateway at ${this.gatewayUrl} unreachable`, { cause: error });
+    }
+    let body: { data?: TData | null; errors?: GraphQLFormattedError[] };
+    try {
+      body = (await response.json()) as typeof body;
+    } catch (error) {
+      throw new GatewayUnavailableError(`gateway answered ${response.status} without JSON`, { cause: error });
+    }
+    if (body.errors !== undefined && body.errors.length > 0) throw new GraphOperationError(body.errors);
+    if (body.data === undefined || body.data === null) {
+      throw new GatewayUnavailableError(`gateway answered ${response.status} without data`);
+    }
+    return body.data;
+  }
+}

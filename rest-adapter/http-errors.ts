@@ -1,0 +1,120 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { GraphQLFormattedError } from 'graphql';
+import { httpStatusOf, isErrorCode, type FieldErrors } from '../common/errors';
+import type { Logger } from '../common/logger';
+import { currentRequestId } from '../common/request-context';
+import { GatewayUnavailableError, GraphOperationError } from './graph-client';
+
+export interface HttpError {
+  status: number;
+  body: { message: string; errors?: FieldErrors; request_id?: string };
+  headers: Record<string, string>;
+}
+
+const serverError = (requestId: string | undefined): HttpError => ({
+  status: 500,
+  body: { message: 'Server error', ...(requestId !== undefined ? { request_id: requestId } : {}) },
+  headers: {},
+});
+
+function isFieldErrors(value: unknown): value is FieldErrors {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.values(value).every((v) => Array.isArray(v) && v.every((m) => typeof m === 'string'))
+  );
+}
+
+/** Apollo rejects badly typed variables before any resolver runs; name the variable as the field. */
+function variableErrors(error: GraphQLFormattedError): FieldErrors {
+  const variable = /Variable "\$(\w+)"/.exec(error.message)?.[1];
+  return { [variable ?? 'request']: [error.message] };
+}
+
+/** Maps the graph's typed error codes to the documented status and body; the only place that does. */
+export function graphErrorToHttp(errors: readonly GraphQLFormattedError[], requestId?: string): HttpError {
+  const error = errors.find((e) => isErrorCode(e.extensions?.code)) ?? errors[0];
+  const code = error?.extensions?.code;
+  if (error === undefined || !isErrorCode(code)) return serverError(requestId);
+  const status = httpStatusOf(code);
+  switch (code) {
+    case 'BAD_USER_INPUT': {
+      const fieldErrors = error.extensions?.errors;
+      return {
+        status,
+        body: {
+          message: error.message,
+          errors: isFieldErrors(fieldErrors) ? fieldErrors : variableErrors(error),
+        },
+        headers: {},
+      };
+    }
+    case 'RATE_LIMITED': {
+      const retryAfter = Number(error.extensions?.retryAfter);
+      return {
+        status,
+        body: { message: error.message },
+        headers:
+          Number.isFinite(retryAfter) && retryAfter > 0
+            ? { 'Retry-After': String(Math.ceil(retryAfter)) }
+            : {},
+      };
+    }
+    case 'UNAUTHENTICATED':
+    case 'FORBIDDEN':
+    case 'PAYMENT_REQUIRED':
+    case 'NOT_FOUND':
+    case 'CONFLICT':
+      return { status, body: { message: error.message }, headers: {} };
+  }
+}
+
+/** Errors body-parser raises for the request itself, before any route runs. */
+function requestBodyError(error: unknown): HttpError | undefined {
+  const type = (error as { type?: unknown } | null)?.type;
+  switch (type) {
+    case 'entity.parse.failed':
+      return { status: 400, body: { message: 'The request body is not valid JSON.' }, headers: {} };
+    case 'entity.too.large':
+      return { status: 413, body: { message: 'The request body is larger than 1 MB.' }, headers: {} };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { status: 415, body: { message: 'The request body encoding is not supported.' }, headers: {} };
+    case 'request.aborted':
+      return { status: 400, body: { message: 'The request was aborted.' }, headers: {} };
+    default:
+      return undefined;
+  }
+}
+
+export function toHttpError(error: unknown, requestId: string | undefined): HttpError {
+  if (error instanceof GraphOperationError) return graphErrorToHttp(error.errors, requestId);
+  if (error instanceof GatewayUnavailableError) {
+    return {
+      status: 503,
+      body: {
+        message: 'Service temporarily unavailable',
+        ...(requestId !== undefined ? { request_id: requestId } : {}),
+      },
+      headers: { 'Retry-After': '5' },
+    };
+  }
+  return requestBodyError(error) ?? serverError(requestId);
+}
+
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, _req, res, next) => {
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const mapped = toHttpError(error, currentRequestId());
+    if (mapped.status >= 500) logger.error({ err: error }, 'request failed');
+    res.status(mapped.status).set(mapped.headers).json(mapped.body);
+  };
+}
+
+/** Laravel's wording, which legacy clients may match on. */
+export const unknownRoute: RequestHandler = (req, res) => {
+  res.status(404).json({ message: `The route ${req.path.replace(/^\//, '')} could not be found.` });
+};

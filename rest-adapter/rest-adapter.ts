@@ -1,0 +1,52 @@
+import express from 'express';
+import type { Config } from '../common/config';
+import { createProbePool } from '../common/database';
+import { HttpService } from '../common/http-service';
+import { createLogger } from '../common/logger';
+import type { Running } from '../common/process';
+import { connectRedis } from '../common/redis';
+import { GraphClient } from './graph-client';
+import { errorHandler, unknownRoute } from './http-errors';
+import { plansRoutes } from './plans/plans.routes';
+
+export const API_PREFIX = '/api/v1';
+
+export interface RunningRestAdapter extends Running {
+  port: number;
+}
+
+/** The legacy REST surface: each route is one GraphQL operation against the gateway. */
+export async function startRestAdapter(config: Config): Promise<RunningRestAdapter> {
+  const logger = createLogger({ service: 'rest-adapter', level: config.logLevel });
+  const pool = createProbePool(config.databaseUrl);
+  const redis = await connectRedis(config.redisUrl, 'rest-adapter');
+  const graph = new GraphClient(config.gatewayUrl, config.upstreamTimeoutMs);
+
+  const service = new HttpService({
+    name: 'rest-adapter',
+    logger,
+    checks: [
+      { name: 'postgres', check: () => pool.query('select 1') },
+      { name: 'redis', check: () => redis.ping() },
+    ],
+    readyCheckTimeoutMs: config.readyCheckTimeoutMs,
+    shutdownTimeoutMs: config.shutdownTimeoutMs,
+  });
+  const api = express.Router();
+  api.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+  api.use(plansRoutes(graph));
+  service.app.use(API_PREFIX, api);
+  service.app.use(unknownRoute);
+  service.app.use(errorHandler(logger));
+
+  const port = await service.listen(config.ports.rest, config.listenHost);
+  return {
+    port,
+    async stop() {
+      await service.close();
+      await pool.end();
+      redis.disconnect();
+      logger.info('rest-adapter stopped');
+    },
+  };
+}

@@ -1,0 +1,69 @@
+import { Directive, Field, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { type Plan, Product } from './plan.entity';
+
+registerEnumType(Product, { name: 'Product', description: 'The product a plan is sold for.' });
+
+@ObjectType('CvPlanLimits', { description: 'What a CV plan allows. A null limit means unlimited.' })
+export class CvPlanLimits {
+  @Field(() => Int, { nullable: true, description: 'CVs an account may hold.' })
+  cvLimit!: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'PDF and HTML exports a calendar month.' })
+  downloadLimit!: number | null;
+
+  @Field(() => Boolean, { description: 'Whether premium templates may be used.' })
+  premiumTemplates!: boolean;
+
+  @Field(() => Boolean, { description: 'Whether exports carry a visible watermark.' })
+  watermark!: boolean;
+}
+
+@ObjectType('TicketPlanFeatures', { description: 'What a ticket-calling plan includes.' })
+export class TicketPlanFeatures {
+  @Field(() => Boolean, { description: 'Whether the venue may use the REST and GraphQL ticket API.' })
+  apiAccess!: boolean;
+
+  @Field(() => Boolean, { description: 'Whether a text message may be sent when a ticket is ready.' })
+  sms!: boolean;
+}
+
+@Directive('@key(fields: "key")')
+@ObjectType('Plan', { description: 'A plan of the catalogue, sold per month in Iraqi dinars.' })
+export class PlanType {
+  @Field(() => String, { description: 'Stable identifier, e.g. "free" or "growth".' })
+  key!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => Product)
+  product!: Product;
+
+  @Field(() => Int, { description: 'Monthly price in IQD.' })
+  monthlyPriceIqd!: number;
+
+  @Field(() => CvPlanLimits, { nullable: true, description: 'Set on CV plans only.' })
+  cv!: CvPlanLimits | null;
+
+  @Field(() => TicketPlanFeatures, { nullable: true, description: 'Set on ticket-calling plans only.' })
+  tickets!: TicketPlanFeatures | null;
+}
+
+export function toPlanType(plan: Plan): PlanType {
+  return {
+    key: plan.key,
+    name: plan.name,
+    product: plan.product,
+    monthlyPriceIqd: plan.monthlyPriceIqd,
+    cv:
+      plan.product === Product.CV
+        ? {
+            cvLimit: plan.cvLimit,
+            downloadLimit: plan.downloadLimit,
+            premiumTemplates: plan.premiumTemplates,
+            watermark: plan.watermark,
+          }
+        : null,
+    tickets: plan.product === Product.TICKETS ? { apiAccess: plan.apiAccess, sms: plan.sms } : null,
+  };
+}

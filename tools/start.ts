@@ -1,0 +1,155 @@
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig, redactUrl, type Config } from '../common/config';
+import { describeFailure } from '../common/process';
+import { connectRedis } from '../common/redis';
+import { migrateAll, seedReferenceData } from './database-setup';
+
+interface ProcessSpec {
+  name: string;
+  script: string;
+  port: (config: Config) => number;
+}
+
+const SUBGRAPH_PROCESSES: ProcessSpec[] = [
+  { name: 'tickets-subgraph', script: 'subgraphs/tickets/main.js', port: (c) => c.ports.tickets },
+  { name: 'cv-subgraph', script: 'subgraphs/cv/main.js', port: (c) => c.ports.cv },
+  { name: 'billing-subgraph', script: 'subgraphs/billing/main.js', port: (c) => c.ports.billing },
+];
+const GATEWAY: ProcessSpec = { name: 'gateway', script: 'gateway/main.js', port: (c) => c.ports.gateway };
+const REST_ADAPTER: ProcessSpec = {
+  name: 'rest-adapter',
+  script: 'rest-adapter/main.js',
+  port: (c) => c.ports.rest,
+};
+
+const READY_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 15_000;
+
+interface Child {
+  spec: ProcessSpec;
+  process: ChildProcess;
+  exited: Promise<number | null>;
+}
+
+function localHost(config: Config): string {
+  return config.listenHost === '0.0.0.0' || config.listenHost === '::' ? '127.0.0.1' : config.listenHost;
+}
+
+function launch(spec: ProcessSpec): Child {
+  const child = spawn(process.execPath, ['--enable-source-maps', join(__dirname, '..', spec.script)], {
+    env: process.env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return { spec, process: child, exited };
+}
+
+async function waitReady(child: Child, config: Config): Promise<void> {
+  const url = `http://${localHost(config)}:${child.spec.port(config)}/readyz`;
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let exitCode: number | null | undefined;
+  void child.exited.then((code) => (exitCode = code));
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined)
+      throw new Error(`${child.spec.name} exited with code ${exitCode} while starting`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(150);
+  }
+  throw new Error(`${child.spec.name} was not ready at ${url} within ${READY_TIMEOUT_MS / 1000} s`);
+}
+
+async function stopAll(children: Child[]): Promise<void> {
+  // Edge first, so nothing new reaches a subgraph that is already draining.
+  for (const child of [...children].reverse()) {
+    if (child.process.exitCode !== null || child.process.signalCode !== null) continue;
+    child.process.kill('SIGTERM');
+    const killer = setTimeout(() => child.process.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await child.exited;
+    clearTimeout(killer);
+  }
+}
+
+function summary(config: Config): string {
+  const host = localHost(config);
+  const graphql = `http://${host}:${config.ports.gateway}/graphql`;
+  const rest = `http://${host}:${config.ports.rest}/api/v1`;
+  return [
+    '',
+    'The platform is running:',
+    `  REST API (legacy clients)   ${rest}`,
+    `  GraphQL gateway             ${graphql}   (queries; GET opens the sandbox)`,
+    `  tickets subgraph            http://${host}:${config.ports.tickets}/graphql`,
+    `  cv subgraph                 http://${host}:${config.ports.cv}/graphql`,
+    `  billing subgraph            http://${host}:${config.ports.billing}/graphql`,
+    `  public URLs built from      ${config.publicBaseUrl}`,
+    `  database                    ${redactUrl(config.databaseUrl)}`,
+    '  every process answers /healthz and /readyz on its own port',
+    '',
+    'Demo data: the plan catalogue is seeded. Demo key: none is needed yet; GET /plans is public.',
+    'Try:',
+    `  curl ${rest}/plans`,
+    `  curl ${graphql} -H 'content-type: application/json' -d '{"query":"{ plans(product: CV) { key name cv { cvLimit } } }"}'`,
+    '',
+    'Stop with Ctrl-C (each process drains its in-flight requests).',
+    '',
+  ].join('\n');
+}
+
+/** `npm start`: database created and migrated, catalogue seeded, every process started and ready. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const redis = await connectRedis(config.redisUrl, 'start');
+  redis.disconnect();
+  const report = await migrateAll(config);
+  await seedReferenceData(config);
+  process.stdout.write(
+    `${JSON.stringify({ msg: 'database ready', createdDatabase: report.createdDatabase, applied: report.applied })}\n`,
+  );
+
+  const children: Child[] = [];
+  let stopping = false;
+  const shutdown = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    void stopAll(children).then(() => process.exit(code));
+  };
+  process.once('SIGINT', () => shutdown(0));
+  process.once('SIGTERM', () => shutdown(0));
+
+  const start = async (specs: ProcessSpec[]) => {
+    const started = specs.map(launch);
+    children.push(...started);
+    for (const child of started) {
+      void child.exited.then((code) => {
+        if (stopping) return;
+        process.stderr.write(`start: ${child.spec.name} exited with code ${code}; stopping the others\n`);
+        shutdown(1);
+      });
+    }
+    await Promise.all(started.map((child) => waitReady(child, config)));
+  };
+  try {
+    await start(SUBGRAPH_PROCESSES);
+    await start([GATEWAY]);
+    await start([REST_ADAPTER]);
+  } catch (error) {
+    stopping = true;
+    await stopAll(children);
+    throw error;
+  }
+  process.stdout.write(summary(config));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`start: ${describeFailure(error)}\n`);
+  process.exit(1);
+});
