@@ -42,4 +42,9 @@ export default tseslint.config(
     files: ['**/*.spec.ts', 'test/**/*.ts'],
     rules: { '@typescript-eslint/unbound-method': 'off' },
   },
+  {
+    // Jest loads its global setup and teardown through a default export.
+    files: ['test/global-setup.ts', 'test/global-teardown.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
 );

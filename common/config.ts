@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+// 0 asks the OS for any free port (tests use it).
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
 const postgresUrl = z.string().refine((value) => /^postgres(ql)?:\/\/[^/]+\/[A-Za-z0-9_]+$/.test(value), {
   message: 'must look like postgres://user@host:port/database (database name: letters, digits, _)',

@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from './logger';
 import { REQUEST_ID_HEADER, requestIdFrom, runWithRequestId } from './request-context';
@@ -52,7 +51,7 @@ export class HttpService {
     if (address === null || address === undefined || typeof address === 'string') {
       throw new Error(`${this.options.name} is not listening`);
     }
-    return (address as AddressInfo).port;
+    return address.port;
   }
 
   get httpServer(): Server {
@@ -126,9 +125,10 @@ export class HttpService {
     const checks: Record<string, string> = {};
     if (this.draining) return { ready: false, checks: { shutdown: 'draining' } };
     await Promise.all(
-      this.options.checks.map(async ({ name, check }) => {
+      this.options.checks.map(async (probe) => {
+        const name = probe.name;
         try {
-          await withTimeout(check(), this.options.readyCheckTimeoutMs, `${name} did not answer`);
+          await withTimeout(probe.check(), this.options.readyCheckTimeoutMs, `${name} did not answer`);
           checks[name] = 'ok';
         } catch (error) {
           checks[name] = error instanceof Error ? error.message : String(error);

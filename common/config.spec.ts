@@ -1,0 +1,64 @@
+import { ConfigError, loadConfig, redactUrl } from './config';
+
+describe('loadConfig', () => {
+  it('falls back to the documented defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/nida');
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.ports).toEqual({ rest: 3000, gateway: 4000, tickets: 4001, cv: 4002, billing: 4003 });
+    expect(config.publicBaseUrl).toBe('http://localhost:3000');
+    expect(config.gatewayUrl).toBe('http://127.0.0.1:4000/graphql');
+    expect(config.subgraphUrls.billing).toBe('http://127.0.0.1:4003/graphql');
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ REST_PORT: '' }).ports.rest).toBe(3000);
+  });
+
+  it('derives the gateway and subgraph URLs from the ports unless given', () => {
+    const config = loadConfig({ GATEWAY_PORT: '5000', BILLING_SUBGRAPH_URL: 'http://billing:4003/graphql' });
+    expect(config.gatewayUrl).toBe('http://127.0.0.1:5000/graphql');
+    expect(config.subgraphUrls.billing).toBe('http://billing:4003/graphql');
+  });
+
+  it('drops a trailing slash from PUBLIC_BASE_URL so paths can be appended', () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://q.example.iq/' }).publicBaseUrl).toBe(
+      'https://q.example.iq',
+    );
+  });
+
+  it('names every bad variable at once, with the value it got', () => {
+    let caught: unknown;
+    try {
+      loadConfig({
+        REST_PORT: 'abc',
+        DATABASE_URL: 'mysql://x/y',
+        REDIS_URL: 'localhost',
+        LOG_LEVEL: 'loud',
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const problems = (caught as ConfigError).problems;
+    expect(problems).toHaveLength(4);
+    expect(problems.find((p) => p.startsWith('REST_PORT:'))).toContain('"abc"');
+    expect(problems.find((p) => p.startsWith('DATABASE_URL:'))).toContain('postgres://');
+    expect(problems.find((p) => p.startsWith('REDIS_URL:'))).toContain('redis://');
+    expect(problems.find((p) => p.startsWith('LOG_LEVEL:'))).toBeDefined();
+    expect((caught as ConfigError).message).toMatch(/^Invalid configuration:\n {2}- /);
+  });
+
+  it('refuses ports outside 0-65535', () => {
+    expect(() => loadConfig({ GATEWAY_PORT: '70000' })).toThrow(/GATEWAY_PORT/);
+  });
+});
+
+describe('redactUrl', () => {
+  it('hides a password but keeps the user, host and database', () => {
+    expect(redactUrl('postgres://app:s3cret@db:5432/nida')).toBe('postgres://app:***@db:5432/nida');
+    expect(redactUrl('postgres://postgres@127.0.0.1:5432/nida')).toBe(
+      'postgres://postgres@127.0.0.1:5432/nida',
+    );
+  });
+});

@@ -1,0 +1,55 @@
+import { GraphQLError } from 'graphql';
+import { NotFoundError, ValidationError } from './errors';
+import { formatGraphQLError, SERVER_ERROR_MESSAGE } from './graphql-errors';
+import { createLogger } from './logger';
+import { runWithRequestId } from './request-context';
+
+const format = formatGraphQLError(createLogger({ service: 'spec', level: 'silent' }));
+
+describe('formatGraphQLError', () => {
+  it('passes a typed error through with its code and field errors, minus any stack', () => {
+    const error = new ValidationError({ title: ['The title may not be greater than 255 characters.'] });
+    const formatted = format(
+      { ...error.toJSON(), extensions: { ...error.extensions, stacktrace: ['at x'] } },
+      error,
+    );
+    expect(formatted.extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      errors: { title: ['The title may not be greater than 255 characters.'] },
+    });
+    expect(formatted.message).toBe('The title may not be greater than 255 characters.');
+  });
+
+  it('keeps the caller’s own query mistakes visible', () => {
+    const formatted = format(
+      {
+        message: 'Cannot query field "nope" on type "Query".',
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      },
+      new GraphQLError('Cannot query field "nope" on type "Query".'),
+    );
+    expect(formatted.message).toContain('nope');
+  });
+
+  it('replaces an unexpected error by "Server error" with the request id', () => {
+    const raw = new GraphQLError('connect ECONNREFUSED 10.0.0.5:5432', {
+      originalError: new Error('connect ECONNREFUSED 10.0.0.5:5432'),
+    });
+    const formatted = runWithRequestId('req-77', () =>
+      format({ message: raw.message, path: ['plans'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw),
+    );
+    expect(formatted).toEqual({
+      message: SERVER_ERROR_MESSAGE,
+      path: ['plans'],
+      extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: 'req-77' },
+    });
+  });
+
+  it('leaves a not-found error as the subgraph said it', () => {
+    const error = new NotFoundError('Ticket not found.');
+    expect(format(error.toJSON(), error)).toEqual({
+      message: 'Ticket not found.',
+      extensions: { code: 'NOT_FOUND' },
+    });
+  });
+});

@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { loadConfig, type Config } from '../../common/config';
+import { quoteIdentifier, START_POSTGRES_HINT, UnreachableError } from '../../common/database';
+
+/** Migrated and seeded once per test run by test/global-setup.ts; every test file clones it. */
+export const TEMPLATE_DATABASE = 'nida_test_template';
+export const TEST_DATABASE_PREFIX = 'nida_test_';
+
+/** The server the tests use: DATABASE_URL's host, or the local default. */
+export function serverUrl(database: string): string {
+  const url = new URL(loadConfig().databaseUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+export async function adminQuery<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const url = serverUrl('postgres');
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new UnreachableError('PostgreSQL', url, error, START_POSTGRES_HINT);
+  }
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A database of this test file's own: a copy of the migrated, seeded template. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `${TEST_DATABASE_PREFIX}${randomBytes(5).toString('hex')}`;
+  await adminQuery((client) =>
+    client.query(`CREATE DATABASE ${quoteIdentifier(name)} TEMPLATE ${quoteIdentifier(TEMPLATE_DATABASE)}`),
+  );
+  return {
+    name,
+    url: serverUrl(name),
+    drop: () =>
+      adminQuery((client) => client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`)),
+  };
+}
+
+/** Config for in-process servers of one test file: its own database and Redis prefix, any free ports. */
+export function testConfig(database: TestDatabase, env: NodeJS.ProcessEnv = {}): Config {
+  return loadConfig({
+    ...process.env,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_URL: database.url,
+    REDIS_PREFIX: `test:${database.name}:`,
+    REST_PORT: '0',
+    GATEWAY_PORT: '0',
+    TICKETS_PORT: '0',
+    CV_PORT: '0',
+    BILLING_PORT: '0',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    ...env,
+  });
+}
