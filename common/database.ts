@@ -30,6 +30,29 @@ export class UnreachableError extends Error {
 export const START_POSTGRES_HINT =
   'Start it with `bash scripts/setup.sh` (or `pg_ctlcluster 15 main start`), or point DATABASE_URL at a running server.';
 
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+]);
+
+/** Refused, unresolvable, timed out, or turned away by the server (bad login, missing database). */
+function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (
+    typeof code === 'string' &&
+    (CONNECTION_ERROR_CODES.has(code) || code.startsWith('28') || code === '3D000')
+  ) {
+    return true;
+  }
+  return (
+    error instanceof Error && /timeout|terminated unexpectedly|Connection terminated/i.test(error.message)
+  );
+}
+
 function describeCause(cause: unknown): string {
   if (cause instanceof Error) {
     const code = (cause as NodeJS.ErrnoException).code;
@@ -93,6 +116,8 @@ export async function openSchema(config: Config, module: SchemaModule, logger?: 
       transactional: true,
       allOrNothing: true,
       silent: true,
+      // Migrations are written by hand and checked in; no schema snapshot files beside them.
+      snapshot: false,
     },
     pool: { min: 0, max: config.databasePoolMax },
     driverOptions: { connection: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS } },
@@ -104,7 +129,9 @@ export async function openSchema(config: Config, module: SchemaModule, logger?: 
   try {
     orm = await MikroORM.init(options);
   } catch (error) {
-    throw new UnreachableError('PostgreSQL', config.databaseUrl, error, START_POSTGRES_HINT);
+    if (isConnectionError(error))
+      throw new UnreachableError('PostgreSQL', config.databaseUrl, error, START_POSTGRES_HINT);
+    throw error;
   }
   if (!(await orm.isConnected())) {
     await orm.close(true);

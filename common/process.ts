@@ -6,6 +6,12 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+/** Makes a stop function safe to call twice (a signal during a test's own cleanup, say). */
+export function stopOnce(stop: () => Promise<void>): () => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  return () => (stopping ??= stop());
+}
+
 /** Errors that are the operator's to fix; their message is the whole story, a stack adds nothing. */
 function isOperatorError(error: unknown): error is Error {
   return error instanceof ConfigError || error instanceof UnreachableError;

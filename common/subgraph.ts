@@ -12,7 +12,7 @@ import { openSchema, type EntityManager, type MikroORM, type SchemaModule } from
 import { formatGraphQLError } from './graphql-errors';
 import { HttpService } from './http-service';
 import { createLogger, type Logger } from './logger';
-import type { Running } from './process';
+import { stopOnce, type Running } from './process';
 import { connectRedis, type Redis } from './redis';
 import { REQUEST_ID_HEADER } from './request-context';
 
@@ -161,12 +161,12 @@ export async function startSubgraph(
   return {
     port,
     orm,
-    async stop() {
+    stop: stopOnce(async () => {
       await service.close();
       await apollo.stop();
       await orm.close(true);
       redis.disconnect();
       logger.info(`${definition.name}-subgraph stopped`);
-    },
+    }),
   };
 }

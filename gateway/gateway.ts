@@ -9,7 +9,7 @@ import { formatGraphQLError } from '../common/graphql-errors';
 import { HttpService } from '../common/http-service';
 import { createLogger } from '../common/logger';
 import { SUPERGRAPH_FILE } from '../common/paths';
-import type { Running } from '../common/process';
+import { stopOnce, type Running } from '../common/process';
 import { connectRedis } from '../common/redis';
 import {
   FORWARDED_HEADERS,
@@ -76,12 +76,12 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
 
   return {
     port,
-    async stop() {
+    stop: stopOnce(async () => {
       await service.close();
       await apollo.stop();
       await pool.end();
       redis.disconnect();
       logger.info('gateway stopped');
-    },
+    }),
   };
 }

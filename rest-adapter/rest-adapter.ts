@@ -3,7 +3,7 @@ import type { Config } from '../common/config';
 import { createProbePool } from '../common/database';
 import { HttpService } from '../common/http-service';
 import { createLogger } from '../common/logger';
-import type { Running } from '../common/process';
+import { stopOnce, type Running } from '../common/process';
 import { connectRedis } from '../common/redis';
 import { GraphClient } from './graph-client';
 import { errorHandler, unknownRoute } from './http-errors';
@@ -42,11 +42,11 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const port = await service.listen(config.ports.rest, config.listenHost);
   return {
     port,
-    async stop() {
+    stop: stopOnce(async () => {
       await service.close();
       await pool.end();
       redis.disconnect();
       logger.info('rest-adapter stopped');
-    },
+    }),
   };
 }

@@ -1,16 +1,31 @@
-import 'reflect-metadata';
-import { loadConfig } from '../common/config';
-import { quoteIdentifier } from '../common/database';
-import { connectRedis } from '../common/redis';
-import { migrateAll, seedReferenceData } from '../tools/database-setup';
-import { adminQuery, serverUrl, TEMPLATE_DATABASE, TEST_DATABASE_PREFIX } from './support/database';
-
 /**
  * Runs once before all test files: checks Postgres and Redis are there (failing within seconds,
  * naming the URL), drops databases left by earlier runs, and migrates and seeds the template
  * that each test file clones.
  */
 export default async function globalSetup(): Promise<void> {
+  const globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
+  try {
+    await prepareTemplate();
+  } finally {
+    // Jest copies this realm's globals into a test file that runs in band; MikroORM and type-graphql
+    // keep their registries on globalThis, and one from this realm breaks theirs in the sandbox.
+    for (const name of Object.getOwnPropertyNames(globalThis)) {
+      if (!globalsBefore.has(name)) Reflect.deleteProperty(globalThis, name);
+    }
+  }
+}
+
+async function prepareTemplate(): Promise<void> {
+  // Loaded here, not at the top, so their global registries appear only inside the cleanup above.
+  await import('reflect-metadata');
+  const { quoteIdentifier } = await import('../common/database');
+  const { adminQuery, serverUrl, TEMPLATE_DATABASE, TEST_DATABASE_PREFIX } =
+    await import('./support/database');
+  const { loadConfig } = await import('../common/config');
+  const { connectRedis } = await import('../common/redis');
+  const { migrateAll, seedReferenceData } = await import('../tools/database-setup');
+
   const config = loadConfig();
   const redis = await connectRedis(config.redisUrl, 'test-setup');
   redis.disconnect();

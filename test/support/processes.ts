@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { projectRoot } from '../../common/paths';
 
@@ -10,14 +10,14 @@ export async function freePorts(count: number): Promise<number[]> {
     Array.from(
       { length: count },
       () =>
-        new Promise<import('node:net').Server>((resolve, reject) => {
+        new Promise<Server>((resolve, reject) => {
           const server = createServer();
           server.once('error', reject);
           server.listen(0, '127.0.0.1', () => resolve(server));
         }),
     ),
   );
-  const ports = servers.map((s) => (s.address() as import('node:net').AddressInfo).port);
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
   return ports;
 }
