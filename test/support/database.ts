@@ -44,8 +44,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     name,
     url: serverUrl(name),
-    drop: () =>
-      adminQuery((client) => client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`)),
+    drop: async () => {
+      await adminQuery((client) =>
+        client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`),
+      );
+    },
   };
 }
 
