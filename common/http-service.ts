@@ -1,7 +1,9 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Config } from './config';
 import type { Logger } from './logger';
+import type { Redis } from './redis';
 import { REQUEST_ID_HEADER, requestIdFrom, runWithRequestId } from './request-context';
 
 /** One dependency a process cannot serve without; readiness fails while any check fails. */
@@ -28,6 +30,25 @@ export class HttpService {
   readonly app: Express;
   private server?: Server;
   private draining = false;
+
+  /** A process of the platform: ready while its Postgres and Redis connections answer. */
+  static forPlatform(
+    config: Config,
+    name: string,
+    logger: Logger,
+    backing: { postgres: () => Promise<unknown>; redis: Redis },
+  ): HttpService {
+    return new HttpService({
+      name,
+      logger,
+      checks: [
+        { name: 'postgres', check: backing.postgres },
+        { name: 'redis', check: () => backing.redis.ping() },
+      ],
+      readyCheckTimeoutMs: config.readyCheckTimeoutMs,
+      shutdownTimeoutMs: config.shutdownTimeoutMs,
+    });
+  }
 
   constructor(private readonly options: HttpServiceOptions) {
     this.app = express();

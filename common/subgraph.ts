@@ -1,15 +1,13 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
-import { expressMiddleware } from '@as-integrations/express5';
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import express from 'express';
 import { parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type ContainerType } from 'type-graphql';
 import type { Config, SubgraphName } from './config';
 import { openSchema, type EntityManager, type MikroORM, type SchemaModule } from './database';
-import { formatGraphQLError } from './graphql-errors';
+import { mountGraphQL, platformApolloOptions } from './graphql-server';
 import { HttpService } from './http-service';
 import { createLogger, type Logger } from './logger';
 import { stopOnce, type Running } from './process';
@@ -116,46 +114,30 @@ export async function startSubgraph(
   const schema = await buildSubgraphGraphQLSchema(definition);
   const apollo = new ApolloServer<SubgraphContext>({
     schema,
-    formatError: formatGraphQLError(logger),
-    includeStacktraceInErrorResponses: false,
-    introspection: true,
-    // The process drains its HTTP server first; Apollo's own signal handler would exit mid-drain.
-    stopOnTerminationSignals: false,
+    ...platformApolloOptions(logger),
     // Traces are for Apollo's hosted reporting, which the platform does not use.
     plugins: [ApolloServerPluginInlineTraceDisabled()],
   });
   await apollo.start();
 
-  const service = new HttpService({
-    name: `${definition.name}-subgraph`,
-    logger,
-    checks: [
-      { name: 'postgres', check: () => orm.em.getConnection().execute('select 1') },
-      { name: 'redis', check: () => redis.ping() },
-    ],
-    readyCheckTimeoutMs: config.readyCheckTimeoutMs,
-    shutdownTimeoutMs: config.shutdownTimeoutMs,
+  const service = HttpService.forPlatform(config, `${definition.name}-subgraph`, logger, {
+    postgres: () => orm.em.getConnection().execute('select 1'),
+    redis,
   });
-  service.app.use(
-    '/graphql',
-    express.json({ limit: '1mb' }),
-    expressMiddleware(apollo, {
-      context: ({ req }) => {
-        const headers = Object.fromEntries(
-          Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
-        );
-        const scope: RequestScope = {
-          em: orm.em.fork(),
-          redis,
-          config,
-          logger,
-          requestId: headers[REQUEST_ID_HEADER] ?? '',
-          headers,
-        };
-        return Promise.resolve({ scope, container: requestContainer(definition.createResolvers(scope)) });
-      },
-    }),
-  );
+  mountGraphQL(service, apollo, ({ req }) => {
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
+    );
+    const scope: RequestScope = {
+      em: orm.em.fork(),
+      redis,
+      config,
+      logger,
+      requestId: headers[REQUEST_ID_HEADER] ?? '',
+      headers,
+    };
+    return Promise.resolve({ scope, container: requestContainer(definition.createResolvers(scope)) });
+  });
   const port = await service.listen(config.ports[definition.name], config.listenHost);
 
   return {

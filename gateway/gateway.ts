@@ -1,11 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
-import { expressMiddleware } from '@as-integrations/express5';
-import express from 'express';
 import type { Config, SubgraphName } from '../common/config';
 import { createProbePool } from '../common/database';
-import { formatGraphQLError } from '../common/graphql-errors';
+import { mountGraphQL, platformApolloOptions } from '../common/graphql-server';
 import { HttpService } from '../common/http-service';
 import { createLogger } from '../common/logger';
 import { SUPERGRAPH_FILE } from '../common/paths';
@@ -38,40 +36,21 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     buildService: ({ name, url }) =>
       new HeaderForwardingDataSource({ url: isSubgraphName(name) ? config.subgraphUrls[name] : url }),
   });
-  const apollo = new ApolloServer<GatewayContext>({
-    gateway,
-    formatError: formatGraphQLError(logger),
-    includeStacktraceInErrorResponses: false,
-    introspection: true,
-    // The process drains its HTTP server first; Apollo's own signal handler would exit mid-drain.
-    stopOnTerminationSignals: false,
-  });
+  const apollo = new ApolloServer<GatewayContext>({ gateway, ...platformApolloOptions(logger) });
   await apollo.start();
 
-  const service = new HttpService({
-    name: 'gateway',
-    logger,
-    checks: [
-      { name: 'postgres', check: () => pool.query('select 1') },
-      { name: 'redis', check: () => redis.ping() },
-    ],
-    readyCheckTimeoutMs: config.readyCheckTimeoutMs,
-    shutdownTimeoutMs: config.shutdownTimeoutMs,
+  const service = HttpService.forPlatform(config, 'gateway', logger, {
+    postgres: () => pool.query('select 1'),
+    redis,
   });
-  service.app.use(
-    '/graphql',
-    express.json({ limit: '1mb' }),
-    expressMiddleware(apollo, {
-      context: ({ req }) => {
-        const headers: GatewayContext['headers'] = {};
-        for (const name of FORWARDED_HEADERS) {
-          const value = req.headers[name];
-          headers[name] = Array.isArray(value) ? value[0] : value;
-        }
-        return Promise.resolve({ headers });
-      },
-    }),
-  );
+  mountGraphQL(service, apollo, ({ req }) => {
+    const headers: GatewayContext['headers'] = {};
+    for (const name of FORWARDED_HEADERS) {
+      const value = req.headers[name];
+      headers[name] = Array.isArray(value) ? value[0] : value;
+    }
+    return Promise.resolve({ headers });
+  });
   const port = await service.listen(config.ports.gateway, config.listenHost);
 
   return {

@@ -22,15 +22,9 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const redis = await connectRedis(config.redisUrl, 'rest-adapter');
   const graph = new GraphClient(config.gatewayUrl, config.upstreamTimeoutMs);
 
-  const service = new HttpService({
-    name: 'rest-adapter',
-    logger,
-    checks: [
-      { name: 'postgres', check: () => pool.query('select 1') },
-      { name: 'redis', check: () => redis.ping() },
-    ],
-    readyCheckTimeoutMs: config.readyCheckTimeoutMs,
-    shutdownTimeoutMs: config.shutdownTimeoutMs,
+  const service = HttpService.forPlatform(config, 'rest-adapter', logger, {
+    postgres: () => pool.query('select 1'),
+    redis,
   });
   const api = express.Router();
   api.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));

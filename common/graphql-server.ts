@@ -1,0 +1,26 @@
+import type { ApolloServer, ApolloServerOptions, BaseContext, ContextFunction } from '@apollo/server';
+import { expressMiddleware, type ExpressContextFunctionArgument } from '@as-integrations/express5';
+import express from 'express';
+import { formatGraphQLError } from './graphql-errors';
+import type { HttpService } from './http-service';
+import type { Logger } from './logger';
+
+/** Options every Apollo server of the platform (subgraphs and gateway) shares. */
+export function platformApolloOptions(logger: Logger) {
+  return {
+    formatError: formatGraphQLError(logger),
+    includeStacktraceInErrorResponses: false,
+    introspection: true,
+    // The process drains its HTTP server first; Apollo's own signal handler would exit mid-drain.
+    stopOnTerminationSignals: false,
+  } satisfies Partial<ApolloServerOptions<BaseContext>>;
+}
+
+/** Serves a started Apollo server on `/graphql` of the process's HTTP frame. */
+export function mountGraphQL<TContext extends BaseContext>(
+  service: HttpService,
+  apollo: ApolloServer<TContext>,
+  context: ContextFunction<[ExpressContextFunctionArgument], TContext>,
+): void {
+  service.app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(apollo, { context }));
+}
