@@ -7,7 +7,7 @@ let cached: string | undefined;
 export function projectRoot(): string {
   if (cached !== undefined) return cached;
   let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json')) || dir.endsWith(`${'/'}dist`)) {
+  while (!existsSync(join(dir, 'package.json'))) {
     const parent = dirname(dir);
     if (parent === dir) throw new Error(`No package.json above ${__dirname}`);
     dir = parent;

@@ -86,7 +86,7 @@ function summary(config: Config): string {
     '',
     'The platform is running:',
     `  REST API (legacy clients)   ${rest}`,
-    `  GraphQL gateway             ${graphql}   (queries; GET opens the sandbox)`,
+    `  GraphQL gateway             ${graphql}`,
     `  tickets subgraph            http://${host}:${config.ports.tickets}/graphql`,
     `  cv subgraph                 http://${host}:${config.ports.cv}/graphql`,
     `  billing subgraph            http://${host}:${config.ports.billing}/graphql`,
