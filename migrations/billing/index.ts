@@ -1,7 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121100000CreatePlans } from './Migration20261121100000CreatePlans';
+import { Migration20261121120000CreateSubscriptions } from './Migration20261121120000CreateSubscriptions';
 
 /** Billing's migrations in the order they apply; append, never reorder. */
 export const billingMigrations: MigrationObject[] = [
   { name: 'Migration20261121100000CreatePlans', class: Migration20261121100000CreatePlans },
+  { name: 'Migration20261121120000CreateSubscriptions', class: Migration20261121120000CreateSubscriptions },
 ];

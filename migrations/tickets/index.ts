@@ -1,7 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121100000CreateSchema } from './Migration20261121100000CreateSchema';
+import { Migration20261121120000TicketsDomain } from './Migration20261121120000TicketsDomain';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261121100000CreateSchema', class: Migration20261121100000CreateSchema },
+  { name: 'Migration20261121120000TicketsDomain', class: Migration20261121120000TicketsDomain },
 ];

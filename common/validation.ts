@@ -1,0 +1,65 @@
+import type { z } from 'zod';
+import { ValidationError, type FieldErrors } from './errors';
+
+/** "customer_phone" → "customer phone"; "sections.experience.0.start_date" → "sections.experience.0.start date". */
+function attribute(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.').replace(/_/g, ' ');
+}
+
+/** Laravel's wording, which the legacy clients of both documents already show their users. */
+function message(issue: z.core.$ZodIssue): string {
+  const name = attribute(issue.path);
+  switch (issue.code) {
+    case 'invalid_type':
+      switch (issue.expected) {
+        case 'string':
+          return `The ${name} field must be a string.`;
+        case 'int':
+        case 'number':
+          return `The ${name} field must be an integer.`;
+        case 'boolean':
+          return `The ${name} field must be true or false.`;
+        case 'array':
+          return `The ${name} field must be an array.`;
+        case 'object':
+          return `The ${name} field must be an object.`;
+        default:
+          return `The ${name} field is invalid.`;
+      }
+    case 'too_big':
+      return issue.origin === 'string'
+        ? `The ${name} field must not be greater than ${String(issue.maximum)} characters.`
+        : issue.origin === 'array'
+          ? `The ${name} field must not have more than ${String(issue.maximum)} items.`
+          : `The ${name} field must not be greater than ${String(issue.maximum)}.`;
+    case 'too_small':
+      return issue.origin === 'string'
+        ? `The ${name} field must be at least ${String(issue.minimum)} characters.`
+        : `The ${name} field must be at least ${String(issue.minimum)}.`;
+    case 'invalid_value':
+      return `The selected ${name} is invalid.`;
+    case 'invalid_format':
+      return issue.format === 'datetime'
+        ? `The ${name} field must be a valid date.`
+        : `The ${name} field format is invalid.`;
+    default:
+      return issue.message.startsWith('The ') ? issue.message : `The ${name} field is invalid.`;
+  }
+}
+
+/** The first message per field, keyed by dotted path, as Laravel reports them. */
+export function fieldErrorsOf(error: z.ZodError): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const issue of error.issues) {
+    const key = issue.path.map(String).join('.') || 'body';
+    (errors[key] ??= []).push(message(issue));
+  }
+  return errors;
+}
+
+/** Parses with the schema or throws a ValidationError (422) naming every bad field. */
+export function validate<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new ValidationError(fieldErrorsOf(result.error));
+  return result.data;
+}

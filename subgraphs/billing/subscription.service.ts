@@ -1,0 +1,45 @@
+import type { EntityManager } from '../../common/database';
+import { ValidationError } from '../../common/errors';
+import { Plan, Product } from './plan.entity';
+import { Subscription, type SubjectType } from './subscription.entity';
+
+const PRODUCT_OF: Record<SubjectType, Product> = { venue: Product.TICKETS, account: Product.CV };
+
+export class SubscriptionService {
+  constructor(private readonly em: EntityManager) {}
+
+  /** Puts the subject on the plan (creating or changing its subscription); the plan must be of its product. */
+  async subscribe(subjectType: SubjectType, subjectId: number, planKey: string): Promise<Subscription> {
+    const plan = await this.em.findOne(Plan, { key: planKey });
+    if (plan === null || plan.product !== PRODUCT_OF[subjectType]) {
+      const choices = (
+        await this.em.find(Plan, { product: PRODUCT_OF[subjectType] }, { orderBy: { sortOrder: 'asc' } })
+      )
+        .map((p) => p.key)
+        .join(', ');
+      throw new ValidationError({ plan: [`The selected plan is invalid (choose ${choices}).`] });
+    }
+    let subscription = await this.em.findOne(Subscription, { subjectType, subjectId });
+    if (subscription === null) {
+      subscription = this.em.create(Subscription, {
+        subjectType,
+        subjectId,
+        planKey,
+        status: 'active',
+        endsAt: null,
+      });
+    } else {
+      subscription.planKey = planKey;
+      subscription.status = 'active';
+      subscription.endsAt = null;
+    }
+    await this.em.flush();
+    return subscription;
+  }
+
+  /** The plan an active subscription gives the subject, or null (no subscription, or not active). */
+  async activePlanOf(subjectType: SubjectType, subjectId: number): Promise<Plan | null> {
+    const subscription = await this.em.findOne(Subscription, { subjectType, subjectId, status: 'active' });
+    return subscription === null ? null : this.em.findOne(Plan, { key: subscription.planKey });
+  }
+}

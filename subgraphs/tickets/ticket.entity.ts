@@ -1,0 +1,82 @@
+import { BigIntType, Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+
+export const TICKET_STATUSES = ['waiting', 'ready', 'collected', 'cancelled'] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+
+/** Where a ticket came from; the codes are part of the public resource (see docs/API-DECISIONS.md). */
+export enum TicketSource {
+  API = 1,
+  CASHIER = 2,
+  KIOSK = 3,
+}
+
+@Entity({ tableName: 'tickets' })
+export class Ticket {
+  @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
+  id!: number;
+
+  @Property({ type: new BigIntType('number') })
+  branchId!: number;
+
+  @Property({ type: 'text' })
+  number!: string;
+
+  @Property({ type: 'text', nullable: true })
+  externalId: string | null = null;
+
+  @Property({ type: 'text' })
+  token!: string;
+
+  @Property({ type: 'text' })
+  status: TicketStatus & Opt = 'waiting';
+
+  @Property({ type: 'text', nullable: true })
+  customerName: string | null = null;
+
+  /** E.164; never part of any response, used for the one SMS on ready. */
+  @Property({ type: 'text', nullable: true, hidden: true })
+  customerPhone: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  note: string | null = null;
+
+  @Property({ type: 'smallint' })
+  source: TicketSource & Opt = TicketSource.API;
+
+  @Property({ type: 'integer' })
+  ringCount: number & Opt = 0;
+
+  /** When the customer was last alerted (ready or ring); the ring interval counts from here. */
+  @Property({ type: 'timestamptz', nullable: true })
+  lastAlertAt: Date | null = null;
+
+  @Property({ type: 'boolean' })
+  phoneLinked: boolean & Opt = false;
+
+  @Property({ type: 'boolean' })
+  alertsEnabled: boolean & Opt = false;
+
+  @Property({ type: 'boolean' })
+  smsOptIn: boolean & Opt = false;
+
+  @Property({ type: 'boolean' })
+  smsSent: boolean & Opt = false;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  linkedAt: Date | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  readyAt: Date | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  collectedAt: Date | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  cancelledAt: Date | null = null;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  updatedAt: Date & Opt = new Date();
+}

@@ -1,0 +1,87 @@
+import { ValidationError, type FieldErrors } from '../../common/errors';
+import type { TicketStatus } from './ticket.entity';
+import { IRAQI_MOBILE_MESSAGE, normalizeIraqiMobile } from './phone';
+
+/** Maximum lengths of ticket-calling-api.md's creation request and list filters. */
+export const TICKET_LIMITS = {
+  number: 20,
+  externalId: 100,
+  customerName: 80,
+  customerPhone: 20,
+  note: 255,
+  search: 255,
+  idempotencyKey: 255,
+  perPage: 100,
+} as const;
+
+export const DEFAULT_PER_PAGE = 15;
+export const RING_INTERVAL_SECONDS = 30;
+
+export interface NewTicketInput {
+  number?: string | null;
+  externalId?: string | null;
+  customerName?: string | null;
+  customerPhone?: string | null;
+  note?: string | null;
+}
+
+export interface CheckedNewTicket {
+  number: string | null;
+  externalId: string | null;
+  customerName: string | null;
+  customerPhone: string | null;
+  note: string | null;
+}
+
+/** As Laravel's middleware does: surrounding blanks go, and an empty string means "not given". */
+function clean(value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  const trimmed = value.trim();
+  return trimmed === '' ? null : trimmed;
+}
+
+/** Field keys are the GraphQL input names; the REST adapter turns them into the document's. */
+export function checkNewTicket(input: NewTicketInput): CheckedNewTicket {
+  const errors: FieldErrors = {};
+  const checked: CheckedNewTicket = {
+    number: clean(input.number),
+    externalId: clean(input.externalId),
+    customerName: clean(input.customerName),
+    customerPhone: clean(input.customerPhone),
+    note: clean(input.note),
+  };
+  const lengths: [keyof CheckedNewTicket, string, number][] = [
+    ['number', 'number', TICKET_LIMITS.number],
+    ['externalId', 'external id', TICKET_LIMITS.externalId],
+    ['customerName', 'customer name', TICKET_LIMITS.customerName],
+    ['customerPhone', 'customer phone', TICKET_LIMITS.customerPhone],
+    ['note', 'note', TICKET_LIMITS.note],
+  ];
+  for (const [field, label, max] of lengths) {
+    const value = checked[field];
+    if (value !== null && [...value].length > max) {
+      errors[field] = [`The ${label} field must not be greater than ${max} characters.`];
+    }
+  }
+  if (checked.customerPhone !== null && errors.customerPhone === undefined) {
+    const e164 = normalizeIraqiMobile(checked.customerPhone);
+    if (e164 === null) errors.customerPhone = [IRAQI_MOBILE_MESSAGE];
+    else checked.customerPhone = e164;
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return checked;
+}
+
+export type TicketMove = 'ready' | 'collected' | 'cancel';
+
+/** The allowed moves (docs/API-DECISIONS.md): nothing leaves collected or cancelled. */
+export const MOVES: Record<TicketMove, { from: readonly TicketStatus[]; to: TicketStatus; done: string }> = {
+  ready: { from: ['waiting'], to: 'ready', done: 'marked ready' },
+  collected: { from: ['waiting', 'ready'], to: 'collected', done: 'marked collected' },
+  cancel: { from: ['waiting', 'ready'], to: 'cancelled', done: 'cancelled' },
+};
+
+export function refuseMove(move: TicketMove, status: TicketStatus): ValidationError {
+  const message = `A ${status} ticket cannot be ${MOVES[move].done}.`;
+  return new ValidationError({ status: [message] }, message);
+}

@@ -1,0 +1,28 @@
+import { BigIntType, Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+
+export type VenueLanguage = 'ar' | 'en';
+
+/** A business using ticket calling; its plan lives in billing and is read through the graph. */
+@Entity({ tableName: 'venues' })
+export class Venue {
+  @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
+  id!: number;
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  @Property({ type: 'text' })
+  language: VenueLanguage & Opt = 'ar';
+
+  @Property({ type: 'text' })
+  timezone: string & Opt = 'Asia/Baghdad';
+
+  @Property({ type: 'boolean' })
+  smsEnabled: boolean & Opt = false;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+}
