@@ -4,6 +4,7 @@ import { GraphQLError } from 'graphql';
 import { isErrorCode, ValidationError } from './errors';
 import type { Logger } from './logger';
 import { describeFailure } from './process';
+import { connectRedis, type Redis } from './redis';
 
 export interface FlagSpec {
   description: string;
@@ -19,6 +20,7 @@ export interface CliContext {
   config: Config;
   logger: Logger;
   em(schema: SubgraphName): Promise<EntityManager>;
+  redis(): Promise<Redis>;
 }
 
 /** One `<noun> <verb>` of the admin CLI; `run` returns the JSON value to print. */
@@ -142,6 +144,7 @@ export async function runCli(
     return 2;
   }
   const orms = new Map<SubgraphName, MikroORM>();
+  let redis: Promise<Redis> | undefined;
   try {
     const flags = parseFlags(spec, args);
     const { config, logger, schemaModules } = env();
@@ -158,6 +161,7 @@ export async function runCli(
         }
         return orm.em.fork();
       },
+      redis: () => (redis ??= connectRedis(config.redisUrl, 'admin')),
     };
     const result = await spec.run(flags, context);
     io.stdout(`${JSON.stringify(result ?? null)}\n`);
@@ -182,5 +186,6 @@ export async function runCli(
     return 1;
   } finally {
     await Promise.all([...orms.values()].map((orm) => orm.close(true)));
+    await redis?.then((client) => client.disconnect()).catch(() => undefined);
   }
 }

@@ -1,4 +1,4 @@
-import { BigIntType, Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { BigIntType, Entity, PrimaryKey, Property } from '@mikro-orm/core';
 
 export const TICKET_STATUSES = ['waiting', 'ready', 'collected', 'cancelled'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
@@ -28,7 +28,7 @@ export class Ticket {
   token!: string;
 
   @Property({ type: 'text' })
-  status: TicketStatus & Opt = 'waiting';
+  status: TicketStatus = 'waiting';
 
   @Property({ type: 'text', nullable: true })
   customerName: string | null = null;
@@ -41,26 +41,26 @@ export class Ticket {
   note: string | null = null;
 
   @Property({ type: 'smallint' })
-  source: TicketSource & Opt = TicketSource.API;
+  source: TicketSource = TicketSource.API;
 
   @Property({ type: 'integer' })
-  ringCount: number & Opt = 0;
+  ringCount: number = 0;
 
   /** When the customer was last alerted (ready or ring); the ring interval counts from here. */
   @Property({ type: 'timestamptz', nullable: true })
   lastAlertAt: Date | null = null;
 
   @Property({ type: 'boolean' })
-  phoneLinked: boolean & Opt = false;
+  phoneLinked: boolean = false;
 
   @Property({ type: 'boolean' })
-  alertsEnabled: boolean & Opt = false;
+  alertsEnabled: boolean = false;
 
   @Property({ type: 'boolean' })
-  smsOptIn: boolean & Opt = false;
+  smsOptIn: boolean = false;
 
   @Property({ type: 'boolean' })
-  smsSent: boolean & Opt = false;
+  smsSent: boolean = false;
 
   @Property({ type: 'timestamptz', nullable: true })
   linkedAt: Date | null = null;
@@ -75,8 +75,8 @@ export class Ticket {
   cancelledAt: Date | null = null;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
+  createdAt: Date = new Date();
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  updatedAt: Date & Opt = new Date();
+  updatedAt: Date = new Date();
 }

@@ -1,10 +1,29 @@
 import { ticketsMigrations } from '../../migrations/tickets';
-import type { SubgraphDefinition } from '../../common/subgraph';
+import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
 import { ApiKey } from './api-key.entity';
+import { ApiKeyService } from './api-key.service';
 import { Branch } from './branch.entity';
 import { OutboxEvent } from './outbox-event.entity';
+import { TicketAccess } from './ticket-access';
 import { Ticket } from './ticket.entity';
+import { BranchResolver, TicketResolver } from './ticket.resolver';
+import { TicketService } from './ticket.service';
+import { languageOf } from './ticket.texts';
 import { Venue } from './venue.entity';
+import { VenuePlanClient } from './venue-plan.client';
+import { VenueService } from './venue.service';
+import { toVenueType, VenueType } from './venue.type';
+
+function ticketResolver(scope: RequestScope): TicketResolver {
+  const apiKeys = new ApiKeyService(scope.em);
+  const plans = new VenuePlanClient(scope.config.subgraphUrls.billing, scope.redis, scope.config.redisPrefix);
+  return new TicketResolver(
+    new TicketService(scope.em),
+    new VenueService(scope.em),
+    new TicketAccess(scope.headers.authorization, apiKeys, plans, scope.requestId),
+    { publicBaseUrl: scope.config.publicBaseUrl, language: languageOf(scope.headers['accept-language']) },
+  );
+}
 
 /** Ticket calling: venues, branches, keys and tickets live in the `tickets` schema. */
 export const ticketsSubgraph: SubgraphDefinition = {
@@ -14,6 +33,20 @@ export const ticketsSubgraph: SubgraphDefinition = {
     entities: [Venue, Branch, ApiKey, Ticket, OutboxEvent],
     migrations: ticketsMigrations,
   },
-  resolvers: [],
-  createResolvers: () => [],
+  resolvers: [TicketResolver, BranchResolver],
+  orphanedTypes: [VenueType],
+  referenceResolvers: {
+    Ticket: {
+      // Only a key of the ticket's branch with tickets:read sees it, as through `ticket(id)`.
+      __resolveReference: (reference: { id: string }, { scope }) =>
+        ticketResolver(scope).ticket(reference.id),
+    },
+    Venue: {
+      __resolveReference: async (reference: { id: string }, { scope }) => {
+        const venue = await scope.em.findOne(Venue, { id: Number(reference.id) });
+        return venue ? toVenueType(venue) : null;
+      },
+    },
+  },
+  createResolvers: (scope) => [ticketResolver(scope), new BranchResolver(new VenueService(scope.em))],
 };

@@ -1,0 +1,191 @@
+import { Arg, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
+import { TicketAccess } from './ticket-access';
+import { DEFAULT_PER_PAGE, TICKET_LIMITS, type TicketMove } from './ticket.rules';
+import { TicketService, type TicketRef } from './ticket.service';
+import {
+  CreateTicketInput,
+  CreateTicketPayload,
+  PublicTicketType,
+  TicketFilterInput,
+  TicketPageType,
+  TicketType,
+  statusOf,
+  toTicketType,
+  type PresentOptions,
+} from './ticket.type';
+import { STATUS_TEXT } from './ticket.texts';
+import { BranchType, toBranchType, toVenueType, VenueType } from './venue.type';
+import { VenueService } from './venue.service';
+import type { TicketStatusValue } from './ticket.type';
+
+/** Exactly one of id and externalId; an id that is not a positive integer names no ticket. */
+export function ticketRef(id: string | null | undefined, externalId: string | null | undefined): TicketRef {
+  if ((id === null || id === undefined) === (externalId === null || externalId === undefined)) {
+    throw new ValidationError({ id: ['Give either id or externalId.'] });
+  }
+  if (externalId !== null && externalId !== undefined) return { externalId };
+  if (!/^[1-9][0-9]{0,17}$/.test(id ?? '') || Number(id) > Number.MAX_SAFE_INTEGER) {
+    throw new NotFoundError('Ticket not found.');
+  }
+  return { id: Number(id) };
+}
+
+@Resolver(() => TicketType)
+export class TicketResolver {
+  constructor(
+    private readonly ticketService: TicketService,
+    private readonly venueService: VenueService,
+    private readonly access: TicketAccess,
+    private readonly present: PresentOptions,
+  ) {}
+
+  @Query(() => TicketType, { description: 'A ticket of the key’s branch. Needs tickets:read.' })
+  async ticket(@Arg('id', () => ID) id: string): Promise<TicketType> {
+    const principal = await this.access.require('tickets:read');
+    return toTicketType(await this.ticketService.get(principal, ticketRef(id, null)), this.present);
+  }
+
+  @Query(() => TicketType, {
+    description: 'The branch’s ticket with this order id (its open one first). Needs tickets:read.',
+  })
+  async ticketByExternalId(@Arg('externalId', () => String) externalId: string): Promise<TicketType> {
+    const principal = await this.access.require('tickets:read');
+    return toTicketType(await this.ticketService.get(principal, ticketRef(null, externalId)), this.present);
+  }
+
+  @Query(() => TicketPageType, { description: 'The branch’s tickets, newest first. Needs tickets:read.' })
+  async tickets(
+    @Arg('filter', () => TicketFilterInput, { nullable: true }) filter: TicketFilterInput | null,
+    @Arg('page', () => Int, { defaultValue: 1 }) page: number,
+    @Arg('perPage', () => Int, { defaultValue: DEFAULT_PER_PAGE }) perPage: number,
+  ): Promise<TicketPageType> {
+    const principal = await this.access.require('tickets:read');
+    const errors: FieldErrors = {};
+    if (page < 1) errors.page = ['The page field must be at least 1.'];
+    if (perPage < 1 || perPage > TICKET_LIMITS.perPage) {
+      errors.perPage = [`The per page field must be between 1 and ${TICKET_LIMITS.perPage}.`];
+    }
+    if ((filter?.search?.length ?? 0) > TICKET_LIMITS.search) {
+      errors.search = [`The search field must not be greater than ${TICKET_LIMITS.search} characters.`];
+    }
+    if ((filter?.externalId?.length ?? 0) > TICKET_LIMITS.externalId) {
+      errors.externalId = [
+        `The external id field must not be greater than ${TICKET_LIMITS.externalId} characters.`,
+      ];
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    const result = await this.ticketService.list(
+      principal,
+      {
+        search: filter?.search ?? null,
+        status: filter?.status ? statusOf(filter.status) : null,
+        externalId: filter?.externalId ?? null,
+        from: filter?.from ?? null,
+        to: filter?.to ?? null,
+      },
+      page,
+      perPage,
+    );
+    return {
+      items: result.items.map((t) => toTicketType(t, this.present)),
+      total: result.total,
+      page: result.page,
+      perPage: result.perPage,
+      lastPage: Math.max(1, Math.ceil(result.total / result.perPage)),
+    };
+  }
+
+  @Query(() => PublicTicketType, {
+    nullable: true,
+    description: 'The customer’s view of a ticket; needs no key.',
+  })
+  async ticketByToken(@Arg('token', () => String) token: string): Promise<PublicTicketType | null> {
+    const view = await this.ticketService.byToken(token);
+    if (view === null) return null;
+    const t = view.ticket;
+    return {
+      number: t.number,
+      status: t.status as TicketStatusValue,
+      statusText: STATUS_TEXT[t.status][this.present.language],
+      venueName: view.venueName,
+      branchName: view.branchName,
+      language: view.venueLanguage,
+      ringCount: t.ringCount,
+      readyAt: t.readyAt,
+      collectedAt: t.collectedAt,
+      cancelledAt: t.cancelledAt,
+      createdAt: t.createdAt,
+      updatedAt: t.updatedAt,
+    };
+  }
+
+  @Mutation(() => CreateTicketPayload, { description: 'Creates a waiting ticket. Needs tickets:write.' })
+  async createTicket(
+    @Arg('input', () => CreateTicketInput) input: CreateTicketInput,
+    @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey: string | null,
+  ): Promise<CreateTicketPayload> {
+    const principal = await this.access.require('tickets:write');
+    const { ticket, replayed } = await this.ticketService.create(principal, input, idempotencyKey);
+    return { ticket: toTicketType(ticket, this.present), replayed };
+  }
+
+  @Mutation(() => TicketType, { description: 'waiting → ready; alerts the customer. Needs tickets:write.' })
+  markTicketReady(
+    @Arg('id', () => ID, { nullable: true }) id: string | null,
+    @Arg('externalId', () => String, { nullable: true }) externalId: string | null,
+  ): Promise<TicketType> {
+    return this.move(id, externalId, 'ready');
+  }
+
+  @Mutation(() => TicketType, { description: 'waiting or ready → collected. Needs tickets:write.' })
+  markTicketCollected(
+    @Arg('id', () => ID, { nullable: true }) id: string | null,
+    @Arg('externalId', () => String, { nullable: true }) externalId: string | null,
+  ): Promise<TicketType> {
+    return this.move(id, externalId, 'collected');
+  }
+
+  @Mutation(() => TicketType, { description: 'waiting or ready → cancelled. Needs tickets:write.' })
+  cancelTicket(
+    @Arg('id', () => ID, { nullable: true }) id: string | null,
+    @Arg('externalId', () => String, { nullable: true }) externalId: string | null,
+  ): Promise<TicketType> {
+    return this.move(id, externalId, 'cancel');
+  }
+
+  @Mutation(() => TicketType, {
+    description:
+      'Alerts the customer of a ready ticket again, at most once every 30 seconds. Needs tickets:write.',
+  })
+  async ringTicket(
+    @Arg('id', () => ID, { nullable: true }) id: string | null,
+    @Arg('externalId', () => String, { nullable: true }) externalId: string | null,
+  ): Promise<TicketType> {
+    const principal = await this.access.require('tickets:write');
+    return toTicketType(await this.ticketService.ring(principal, ticketRef(id, externalId)), this.present);
+  }
+
+  @FieldResolver(() => BranchType)
+  async branch(@Root() ticket: TicketType): Promise<BranchType> {
+    return toBranchType(await this.venueService.getBranch(Number(ticket.branchId)));
+  }
+
+  private async move(id: string | null, externalId: string | null, move: TicketMove): Promise<TicketType> {
+    const principal = await this.access.require('tickets:write');
+    return toTicketType(
+      await this.ticketService.move(principal, ticketRef(id, externalId), move),
+      this.present,
+    );
+  }
+}
+
+@Resolver(() => BranchType)
+export class BranchResolver {
+  constructor(private readonly venueService: VenueService) {}
+
+  @FieldResolver(() => VenueType)
+  async venue(@Root() branch: BranchType): Promise<VenueType> {
+    return toVenueType(await this.venueService.get(branch.venueId));
+  }
+}

@@ -1,0 +1,22 @@
+import { TicketSource, type TicketStatus } from './ticket.entity';
+
+export type TextLanguage = 'en' | 'ar';
+
+/** English unless the caller asks for Arabic first (`Accept-Language: ar`). */
+export function languageOf(acceptLanguage: string | undefined): TextLanguage {
+  const first = acceptLanguage?.split(',')[0]?.trim().toLowerCase() ?? '';
+  return first === 'ar' || first.startsWith('ar-') ? 'ar' : 'en';
+}
+
+export const STATUS_TEXT: Record<TicketStatus, Record<TextLanguage, string>> = {
+  waiting: { en: 'Waiting', ar: 'قيد الانتظار' },
+  ready: { en: 'Ready', ar: 'جاهز' },
+  collected: { en: 'Collected', ar: 'تم الاستلام' },
+  cancelled: { en: 'Cancelled', ar: 'ملغى' },
+};
+
+export const SOURCE_TEXT: Record<TicketSource, Record<TextLanguage, string>> = {
+  [TicketSource.API]: { en: 'API', ar: 'واجهة برمجية' },
+  [TicketSource.CASHIER]: { en: 'Cashier', ar: 'الكاشير' },
+  [TicketSource.KIOSK]: { en: 'Kiosk', ar: 'كشك الخدمة الذاتية' },
+};

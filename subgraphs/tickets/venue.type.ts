@@ -1,0 +1,47 @@
+import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import type { Branch } from './branch.entity';
+import type { Venue } from './venue.entity';
+
+@Directive('@key(fields: "id")')
+@ObjectType('Venue', { description: 'A business using ticket calling.' })
+export class VenueType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => String, { description: 'ar or en: the language of the customer page and texts.' })
+  language!: string;
+
+  @Field(() => String, { description: 'IANA time zone; ticket numbers start again at 1 each day here.' })
+  timezone!: string;
+
+  @Field(() => Boolean, { description: 'Whether the venue sends the one SMS on ready.' })
+  smsEnabled!: boolean;
+}
+
+@ObjectType('Branch', { description: 'A counter of a venue, with its own ticket numbers and API keys.' })
+export class BranchType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  venueId!: number;
+}
+
+export function toVenueType(venue: Venue): VenueType {
+  return {
+    id: String(venue.id),
+    name: venue.name,
+    language: venue.language,
+    timezone: venue.timezone,
+    smsEnabled: venue.smsEnabled,
+  };
+}
+
+export function toBranchType(branch: Branch): BranchType {
+  return { id: String(branch.id), name: branch.name, venueId: branch.venueId };
+}
