@@ -10,7 +10,6 @@ import {
   TicketFilterInput,
   TicketPageType,
   TicketType,
-  statusOf,
   toTicketType,
   type PresentOptions,
 } from './ticket.type';
@@ -79,7 +78,7 @@ export class TicketResolver {
       principal,
       {
         search: filter?.search ?? null,
-        status: filter?.status ? statusOf(filter.status) : null,
+        status: filter?.status ?? null,
         externalId: filter?.externalId ?? null,
         from: filter?.from ?? null,
         to: filter?.to ?? null,

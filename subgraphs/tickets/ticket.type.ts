@@ -1,5 +1,5 @@
 import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
-import type { Ticket, TicketStatus } from './ticket.entity';
+import type { Ticket } from './ticket.entity';
 import { SOURCE_TEXT, STATUS_TEXT, type TextLanguage } from './ticket.texts';
 
 /** GraphQL names the statuses in capitals; the stored and REST values are lower case. */
@@ -234,8 +234,4 @@ export function toTicketType(ticket: Ticket, { publicBaseUrl, language }: Presen
     createdAt: ticket.createdAt,
     updatedAt: ticket.updatedAt,
   };
-}
-
-export function statusOf(value: TicketStatusValue): TicketStatus {
-  return value as TicketStatus;
 }
