@@ -9,6 +9,8 @@ function attribute(path: readonly PropertyKey[]): string {
 /** Laravel's wording, which the legacy clients of both documents already show their users. */
 function message(issue: z.core.$ZodIssue): string {
   const name = attribute(issue.path);
+  // A schema's own wording ("must be a valid date") completes the sentence.
+  if (issue.message.startsWith('must ')) return `The ${name} field ${issue.message}.`;
   switch (issue.code) {
     case 'invalid_type':
       switch (issue.expected) {

@@ -53,7 +53,14 @@ describe('graphErrorToHttp', () => {
       },
     ]);
     expect(mapped.status).toBe(422);
-    expect(Object.keys(mapped.body.errors ?? {})).toEqual(['perPage']);
+    expect(Object.keys(mapped.body.errors ?? {})).toEqual(['per_page']);
+  });
+
+  it('names fields as the REST documents do, not as GraphQL does', () => {
+    const mapped = graphErrorToHttp([
+      overTheWire(new ValidationError({ externalId: ['The external id has already been taken.'] })),
+    ]);
+    expect(mapped.body.errors).toEqual({ external_id: ['The external id has already been taken.'] });
   });
 
   it('maps RATE_LIMITED to 429 with Retry-After in whole seconds', () => {

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { httpStatusOf, isErrorCode, type FieldErrors } from '../common/errors';
 import type { Logger } from '../common/logger';
 import { currentRequestId } from '../common/request-context';
@@ -25,6 +25,16 @@ function isFieldErrors(value: unknown): value is FieldErrors {
   );
 }
 
+/** The graph names fields as GraphQL does (externalId); the documents name them as REST does (external_id). */
+function snakeCaseKeys(errors: FieldErrors): FieldErrors {
+  return Object.fromEntries(
+    Object.entries(errors).map(([key, messages]) => [
+      key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+      messages,
+    ]),
+  );
+}
+
 /** Apollo rejects badly typed variables before any resolver runs; name the variable as the field. */
 function variableErrors(error: GraphQLFormattedError): FieldErrors {
   const variable = /Variable "\$(\w+)"/.exec(error.message)?.[1];
@@ -44,7 +54,7 @@ export function graphErrorToHttp(errors: readonly GraphQLFormattedError[], reque
         status,
         body: {
           message: error.message,
-          errors: isFieldErrors(fieldErrors) ? fieldErrors : variableErrors(error),
+          errors: snakeCaseKeys(isFieldErrors(fieldErrors) ? fieldErrors : variableErrors(error)),
         },
         headers: {},
       };
@@ -89,6 +99,8 @@ function requestBodyError(error: unknown): HttpError | undefined {
 
 export function toHttpError(error: unknown, requestId: string | undefined): HttpError {
   if (error instanceof GraphOperationError) return graphErrorToHttp(error.errors, requestId);
+  // The adapter's own shape checks throw the platform's typed errors too.
+  if (error instanceof GraphQLError) return graphErrorToHttp([error.toJSON()], requestId);
   if (error instanceof GatewayUnavailableError) {
     return {
       status: 503,

@@ -8,6 +8,8 @@ import { connectRedis } from '../common/redis';
 import { GraphClient } from './graph-client';
 import { errorHandler, unknownRoute } from './http-errors';
 import { plansRoutes } from './plans/plans.routes';
+import { credentialOf, rateLimit } from './rate-limit';
+import { ticketsRoutes } from './tickets/tickets.routes';
 
 export const API_PREFIX = '/api/v1';
 
@@ -29,6 +31,15 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const api = express.Router();
   api.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
   api.use(plansRoutes(graph));
+  // ticket-calling-api.md: 120 requests a minute per key, over every one of its endpoints.
+  const perTicketKey = rateLimit(redis, config.redisPrefix, {
+    name: 'tickets',
+    quota: 120,
+    windowSeconds: 60,
+    identify: (req) => credentialOf(req.get('authorization'), req),
+  });
+  api.use(['/tickets', '/openapi.json'], perTicketKey);
+  api.use(ticketsRoutes(graph, config.publicBaseUrl));
   service.app.use(API_PREFIX, api);
   service.app.use(unknownRoute);
   service.app.use(errorHandler(logger));

@@ -9,6 +9,7 @@ import {
   PublicTicketType,
   TicketFilterInput,
   TicketPageType,
+  TicketScopeValue,
   TicketType,
   toTicketType,
   type PresentOptions,
@@ -38,6 +39,15 @@ export class TicketResolver {
     private readonly access: TicketAccess,
     private readonly present: PresentOptions,
   ) {}
+
+  @Query(() => Boolean, {
+    description:
+      'True when the request’s key may act with the scope; otherwise the 401, 402 or 403 error it would get.',
+  })
+  async ticketAccess(@Arg('scope', () => TicketScopeValue) scope: TicketScopeValue): Promise<boolean> {
+    await this.access.require(scope);
+    return true;
+  }
 
   @Query(() => TicketType, { description: 'A ticket of the key’s branch. Needs tickets:read.' })
   async ticket(@Arg('id', () => ID) id: string): Promise<TicketType> {

@@ -11,6 +11,16 @@ export enum TicketStatusValue {
 }
 registerEnumType(TicketStatusValue, { name: 'TicketStatus', description: 'Where an order ticket is.' });
 
+/** The two scopes a branch key may carry. */
+export enum TicketScopeValue {
+  READ = 'tickets:read',
+  WRITE = 'tickets:write',
+}
+registerEnumType(TicketScopeValue, {
+  name: 'TicketScope',
+  description: 'READ is tickets:read, WRITE is tickets:write.',
+});
+
 @Directive('@key(fields: "id")')
 @ObjectType('Ticket', {
   description: 'An order ticket of a branch (the Ticket resource of ticket-calling-api.md).',

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import type { Redis } from '../common/redis';
+
+export interface RateLimitOptions {
+  /** Names the policy in the headers and the Redis keys. */
+  name: string;
+  quota: number;
+  windowSeconds: number;
+  /** Who is counted: the credential when there is one, else the client address. */
+  identify(req: Request): string;
+}
+
+// One round trip: count this request in the current window and tell how long the window has left.
+const COUNT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('TTL', KEYS[1])
+if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {count, ttl}`;
+
+export function credentialOf(header: string | undefined, req: Request): string {
+  if (header !== undefined && header !== '')
+    return `key:${createHash('sha256').update(header).digest('hex')}`;
+  return `ip:${req.ip ?? 'unknown'}`;
+}
+
+/**
+ * Fixed-window counter in Redis, shared by every replica. Every response carries the IETF
+ * httpapi draft headers (`RateLimit-Policy`, `RateLimit`); past the quota the answer is 429
+ * with `Retry-After`.
+ */
+export function rateLimit(redis: Redis, redisPrefix: string, options: RateLimitOptions): RequestHandler {
+  const policy = `"${options.name}";q=${options.quota};w=${options.windowSeconds}`;
+  return (req, res, next) => {
+    const window = Math.floor(Date.now() / 1000 / options.windowSeconds);
+    const key = `${redisPrefix}ratelimit:${options.name}:${options.identify(req)}:${window}`;
+    (redis.eval(COUNT_SCRIPT, 1, key, options.windowSeconds) as Promise<[number, number]>).then(
+      ([count, ttl]) => {
+        const remaining = Math.max(0, options.quota - count);
+        res.setHeader('RateLimit-Policy', policy);
+        res.setHeader('RateLimit', `"${options.name}";r=${remaining};t=${ttl}`);
+        if (count > options.quota) {
+          res.setHeader('Retry-After', String(ttl));
+          res.status(429).json({ message: 'Too Many Attempts.' });
+          return;
+        }
+        next();
+      },
+      (error: unknown) => next(error),
+    );
+  };
+}
