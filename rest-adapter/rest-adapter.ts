@@ -29,7 +29,8 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     redis,
   });
   const api = express.Router();
-  api.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+  // Not strict: a JSON string or number is a wrongly typed body (422), not malformed JSON (400).
+  api.use(express.json({ limit: '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
   api.use(plansRoutes(graph));
   // ticket-calling-api.md: 120 requests a minute per key, over every one of its endpoints.
   const perTicketKey = rateLimit(redis, config.redisPrefix, {

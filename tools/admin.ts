@@ -1,13 +1,9 @@
 import 'reflect-metadata';
-import { runCli, type CommandSpec } from '../common/cli';
+import { runCli } from '../common/cli';
 import { loadConfig } from '../common/config';
 import { createLogger } from '../common/logger';
-import { planCommands } from '../subgraphs/billing/plan.commands';
-import { ticketsCommands } from '../subgraphs/tickets/tickets.commands';
 import { SUBGRAPHS } from '../subgraphs';
-
-/** Every noun of the admin CLI; each subgraph contributes the commands of its own domain. */
-export const ADMIN_COMMANDS: readonly CommandSpec[] = [...planCommands, ...ticketsCommands];
+import { ADMIN_COMMANDS } from './admin-commands';
 
 runCli(
   process.argv.slice(2),

@@ -6,6 +6,7 @@ import { DEFAULT_PER_PAGE } from '../../subgraphs/tickets/ticket.rules';
 import { operation, type GraphClient } from '../graph-client';
 import { paginate } from '../pagination';
 import { TICKET_FIELDS, toTicketResource, type GraphTicket } from './ticket.resource';
+import { ticketsOpenApi } from './tickets.openapi';
 import { listTicketsQuery, storeTicketRequest } from './tickets.schemas';
 
 type Scope = 'READ' | 'WRITE';
@@ -95,6 +96,12 @@ function collectionPath(publicBaseUrl: string): string {
 /** The thirteen endpoints of ticket-calling-api.md (openapi.json is served beside them). */
 export function ticketsRoutes(graph: GraphClient, publicBaseUrl: string): Router {
   const router = Router();
+  const openApi = ticketsOpenApi(publicBaseUrl);
+
+  router.get('/openapi.json', async (req, res) => {
+    await graph.execute(TICKET_ACCESS, { scope: 'READ' }, req);
+    res.json(openApi);
+  });
 
   router.get('/tickets', async (req, res) => {
     const raw = Object.fromEntries(

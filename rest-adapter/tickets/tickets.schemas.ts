@@ -28,13 +28,9 @@ export const storeTicketRequest = z
   })
   .meta({ id: 'StoreTicketRequest', description: 'Every field is optional and may be null.' });
 
-/** Query strings arrive as text; integers are parsed here so a bad one is named in the 422. */
+/** Query strings arrive as text; a value that is not a whole number is named in the 422. */
 const queryInteger = (min: number, max?: number) =>
-  z
-    .string()
-    .regex(/^-?\d+$/, { message: 'must be an integer' })
-    .transform(Number)
-    .pipe(max === undefined ? z.number().int().min(min) : z.number().int().min(min).max(max));
+  max === undefined ? z.coerce.number().int().min(min) : z.coerce.number().int().min(min).max(max);
 
 const isoDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
   error: 'must be a valid date',
@@ -134,6 +130,17 @@ export const errorBody = z
 export const validationErrorBody = z
   .object({ message: z.string(), errors: z.record(z.string(), z.array(z.string())) })
   .meta({ id: 'ValidationError', description: 'Field (or parameter) → messages.' });
+
+/** The named schemas of this document, as components of its openapi.json. */
+export const TICKET_SCHEMA_IDS = [
+  'StoreTicketRequest',
+  'Ticket',
+  'TicketCreated',
+  'ActionResponse',
+  'TicketList',
+  'Error',
+  'ValidationError',
+] as const;
 
 export type StoreTicketRequest = z.infer<typeof storeTicketRequest>;
 export type ListTicketsQuery = z.infer<typeof listTicketsQuery>;

@@ -32,6 +32,8 @@ export async function adminQuery<T>(fn: (client: Client) => Promise<T>): Promise
 export interface TestDatabase {
   name: string;
   url: string;
+  /** Runs one statement on this database (to age a timestamp, say). */
+  query(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
   drop(): Promise<void>;
 }
 
@@ -41,9 +43,19 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await adminQuery((client) =>
     client.query(`CREATE DATABASE ${quoteIdentifier(name)} TEMPLATE ${quoteIdentifier(TEMPLATE_DATABASE)}`),
   );
+  const url = serverUrl(name);
   return {
     name,
-    url: serverUrl(name),
+    url,
+    async query(sql, params = []) {
+      const client = new Client({ connectionString: url });
+      await client.connect();
+      try {
+        return (await client.query<Record<string, unknown>>(sql, params)).rows;
+      } finally {
+        await client.end();
+      }
+    },
     drop: async () => {
       await adminQuery((client) =>
         client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`),

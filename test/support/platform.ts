@@ -1,0 +1,116 @@
+import 'reflect-metadata';
+import { runCli } from '../../common/cli';
+import type { Config } from '../../common/config';
+import { createLogger } from '../../common/logger';
+import type { Running } from '../../common/process';
+import { startSubgraph } from '../../common/subgraph';
+import { startGateway } from '../../gateway/gateway';
+import { startRestAdapter } from '../../rest-adapter/rest-adapter';
+import { SUBGRAPHS } from '../../subgraphs';
+import { ADMIN_COMMANDS } from '../../tools/admin-commands';
+import { testConfig, type TestDatabase } from './database';
+import { freePorts } from './processes';
+
+export interface Platform {
+  config: Config;
+  restUrl: string;
+  gatewayUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Every process of the platform in this test process, on free ports, over real HTTP. */
+export async function startPlatform(database: TestDatabase, env: NodeJS.ProcessEnv = {}): Promise<Platform> {
+  const [tickets, cv, billing, gateway] = (await freePorts(4)) as [number, number, number, number];
+  const url = (port: number) => `http://127.0.0.1:${port}/graphql`;
+  const config = testConfig(database, {
+    TICKETS_PORT: String(tickets),
+    CV_PORT: String(cv),
+    BILLING_PORT: String(billing),
+    GATEWAY_PORT: String(gateway),
+    TICKETS_SUBGRAPH_URL: url(tickets),
+    CV_SUBGRAPH_URL: url(cv),
+    BILLING_SUBGRAPH_URL: url(billing),
+    GATEWAY_URL: url(gateway),
+    PUBLIC_BASE_URL: 'https://q.example.test',
+    ...env,
+  });
+  const running: Running[] = [];
+  try {
+    for (const subgraph of SUBGRAPHS) running.push(await startSubgraph(subgraph, config));
+    running.push(await startGateway(config));
+    const adapter = await startRestAdapter(config);
+    running.push(adapter);
+    return {
+      config,
+      restUrl: `http://127.0.0.1:${adapter.port}/api/v1`,
+      gatewayUrl: url(gateway),
+      stop: async () => {
+        for (const process of running.reverse()) await process.stop();
+      },
+    };
+  } catch (error) {
+    for (const process of running.reverse()) await process.stop();
+    throw error;
+  }
+}
+
+/** Runs an admin CLI command in-process, as `npm run -s admin -- …` would, and returns its JSON. */
+export async function admin<T>(config: Config, ...argv: string[]): Promise<T> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(
+    argv,
+    ADMIN_COMMANDS,
+    () => ({
+      config,
+      logger: createLogger({ service: 'admin', level: 'silent' }),
+      schemaModules: SUBGRAPHS.map((s) => s.schemaModule),
+    }),
+    { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) },
+  );
+  if (code !== 0) throw new Error(`admin ${argv.join(' ')} exited ${code}: ${stderr}`);
+  return JSON.parse(stdout) as T;
+}
+
+export interface TicketBranch {
+  venueId: number;
+  branchId: number;
+  key: string;
+  keyId: number;
+}
+
+/** A venue on the plan, a branch and a key with the scopes (both by default). */
+export async function newTicketBranch(
+  config: Config,
+  { plan = 'growth', sms = 'off', scopes }: { plan?: string; sms?: 'on' | 'off'; scopes?: string } = {},
+): Promise<TicketBranch> {
+  const venue = await admin<{ id: number }>(
+    config,
+    'venue',
+    'create',
+    '--name',
+    'Samarra Grill',
+    '--plan',
+    plan,
+    '--sms',
+    sms,
+  );
+  const branch = await admin<{ id: number }>(
+    config,
+    'branch',
+    'create',
+    '--venue',
+    String(venue.id),
+    '--name',
+    'Counter 1',
+  );
+  const key = await admin<{ id: number; key: string }>(
+    config,
+    'key',
+    'create',
+    '--branch',
+    String(branch.id),
+    ...(scopes ? ['--scopes', scopes] : []),
+  );
+  return { venueId: venue.id, branchId: branch.id, key: key.key, keyId: key.id };
+}
