@@ -35,7 +35,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   // ticket-calling-api.md: 120 requests a minute per key, over every one of its endpoints.
   const perTicketKey = rateLimit(redis, config.redisPrefix, {
     name: 'tickets',
-    quota: 120,
+    quota: config.ticketsRateLimit,
     windowSeconds: 60,
     identify: (req) => credentialOf(req.get('authorization'), req),
   });
@@ -50,6 +50,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     port,
     stop: stopOnce(async () => {
       await service.close();
+      graph.close();
       await pool.end();
       redis.disconnect();
       logger.info('rest-adapter stopped');

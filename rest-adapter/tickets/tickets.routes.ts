@@ -16,7 +16,7 @@ const TICKET_ACCESS = operation<{ ticketAccess: boolean }, { scope: Scope }>(
   `query TicketAccess($scope: TicketScope!) { ticketAccess(scope: $scope) }`,
 );
 
-const TICKET_BY_ID = operation<{ ticket: GraphTicket }, { id: string }>(
+export const TICKET_BY_ID = operation<{ ticket: GraphTicket }, { id: string }>(
   'TicketById',
   `query TicketById($id: ID!) { ticket(id: $id) { ...TicketFields } } ${TICKET_FIELDS}`,
 );
@@ -50,7 +50,7 @@ interface CreateVariables extends Record<string, unknown> {
   idempotencyKey: string | null;
 }
 
-const CREATE_TICKET = operation<
+export const CREATE_TICKET = operation<
   {
     createTicket: {
       replayed: boolean;
