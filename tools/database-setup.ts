@@ -4,6 +4,20 @@ import type { Logger } from '../common/logger';
 import { PlanService } from '../subgraphs/billing/plan.service';
 import { billingSubgraph } from '../subgraphs/billing/billing.subgraph';
 import { SUBGRAPHS } from '../subgraphs';
+import { SubscriptionService } from '../subgraphs/billing/subscription.service';
+import { ApiKeyService } from '../subgraphs/tickets/api-key.service';
+import { ticketsSubgraph } from '../subgraphs/tickets/tickets.subgraph';
+import { VenueService } from '../subgraphs/tickets/venue.service';
+
+/** A fixed key, so the README's examples work after every restart; created outside production only. */
+export const DEMO_TICKET_KEY = 'tk_demoLocalDevelopmentOnly00000000';
+
+export interface DemoData {
+  ticketKey: string;
+  venue: string;
+  branch: string;
+  plan: string;
+}
 
 export interface MigrationReport {
   createdDatabase: boolean;
@@ -27,5 +41,25 @@ export async function seedReferenceData(config: Config, logger?: Logger): Promis
     return { plans: await new PlanService(orm.em.fork()).seedCatalogue() };
   } finally {
     await orm.close(true);
+  }
+}
+
+/** A demo venue on the growth plan with one branch and the demo key; idempotent. */
+export async function seedDemoData(config: Config, logger?: Logger): Promise<DemoData> {
+  const demo: DemoData = { ticketKey: DEMO_TICKET_KEY, venue: 'Demo Kitchen', branch: 'Main counter', plan: 'growth' };
+  const tickets = await openSchema(config, ticketsSubgraph.schemaModule, logger);
+  const billing = await openSchema(config, billingSubgraph.schemaModule, logger);
+  try {
+    const keys = new ApiKeyService(tickets.em.fork());
+    if ((await keys.authenticate(DEMO_TICKET_KEY)) !== null) return demo;
+    const venues = new VenueService(tickets.em.fork());
+    const venue = await venues.create({ name: demo.venue, language: 'ar' });
+    const branch = await venues.createBranch(venue.id, demo.branch);
+    await new SubscriptionService(billing.em.fork()).subscribe('venue', venue.id, demo.plan);
+    await keys.issue(branch.id, 'Demo key', undefined, DEMO_TICKET_KEY);
+    return demo;
+  } finally {
+    await tickets.close(true);
+    await billing.close(true);
   }
 }

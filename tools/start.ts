@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, redactUrl, type Config } from '../common/config';
 import { describeFailure } from '../common/process';
 import { connectRedis } from '../common/redis';
-import { migrateAll, seedReferenceData } from './database-setup';
+import { migrateAll, seedDemoData, seedReferenceData, type DemoData } from './database-setup';
 
 interface ProcessSpec {
   name: string;
@@ -78,7 +78,7 @@ async function stopAll(children: Child[]): Promise<void> {
   }
 }
 
-function summary(config: Config): string {
+function summary(config: Config, demo: DemoData | null): string {
   const host = localHost(config);
   const graphql = `http://${host}:${config.ports.gateway}/graphql`;
   const rest = `http://${host}:${config.ports.rest}/api/v1`;
@@ -94,10 +94,17 @@ function summary(config: Config): string {
     `  database                    ${redactUrl(config.databaseUrl)}`,
     '  every process answers /healthz and /readyz on its own port',
     '',
-    'Demo data: the plan catalogue is seeded. Demo key: none is needed yet; GET /plans is public.',
-    'Try:',
-    `  curl ${rest}/plans`,
-    `  curl ${graphql} -H 'content-type: application/json' -d '{"query":"{ plans(product: CV) { key name cv { cvLimit } } }"}'`,
+    'Demo data: the plan catalogue is seeded.',
+    ...(demo === null
+      ? ['No demo venue in production (NODE_ENV=production).']
+      : [
+          `Demo key: ${demo.ticketKey}   (branch "${demo.branch}" of venue "${demo.venue}", ${demo.plan} plan)`,
+          'Try:',
+          `  curl ${rest}/plans`,
+          `  curl -X POST ${rest}/tickets -H 'Authorization: Bearer ${demo.ticketKey}' -H 'content-type: application/json' -d '{"customer_phone":"0770 123 4567"}'`,
+          `  curl ${rest}/tickets -H 'Authorization: Bearer ${demo.ticketKey}'`,
+          `  curl ${graphql} -H 'content-type: application/json' -H 'Authorization: Bearer ${demo.ticketKey}' -d '{"query":"{ tickets { total items { number status } } }"}'`,
+        ]),
     '',
     'Stop with Ctrl-C (each process drains its in-flight requests).',
     '',
@@ -111,6 +118,7 @@ async function main(): Promise<void> {
   redis.disconnect();
   const report = await migrateAll(config);
   await seedReferenceData(config);
+  const demo = config.nodeEnv === 'production' ? null : await seedDemoData(config);
   process.stdout.write(
     `${JSON.stringify({ msg: 'database ready', createdDatabase: report.createdDatabase, applied: report.applied })}\n`,
   );
@@ -146,7 +154,7 @@ async function main(): Promise<void> {
     await stopAll(children);
     throw error;
   }
-  process.stdout.write(summary(config));
+  process.stdout.write(summary(config, demo));
 }
 
 main().catch((error: unknown) => {

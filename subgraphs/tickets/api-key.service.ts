@@ -56,10 +56,12 @@ export function parseScopes(value: string): TicketScope[] {
 export class ApiKeyService {
   constructor(private readonly em: EntityManager) {}
 
+  /** @param presetKey only for the local demo key, which must stay the same across restarts */
   async issue(
     branchId: number,
     name: string,
     scopes: readonly TicketScope[] = TICKET_SCOPES,
+    presetKey?: string,
   ): Promise<IssuedKey> {
     const branch = await this.em.findOne(Branch, { id: branchId });
     if (branch === null) throw new NotFoundError(`Branch ${branchId} not found.`);
@@ -67,7 +69,7 @@ export class ApiKeyService {
     if (trimmed.length < 1 || trimmed.length > 120) {
       throw new ValidationError({ name: ['The name field must be between 1 and 120 characters.'] });
     }
-    const key = `${KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
+    const key = presetKey ?? `${KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
     const apiKey = this.em.create(ApiKey, {
       branchId,
       name: trimmed,

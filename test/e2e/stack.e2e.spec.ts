@@ -144,6 +144,19 @@ describe('the whole stack, as `npm start` runs it', () => {
     expect([...services].sort()).toEqual(['billing-subgraph', 'gateway', 'rest-adapter']);
   });
 
+  it('prints a demo key that creates and lists tickets over REST', async () => {
+    const key = /Demo key: (\S+)/.exec(stack.output())?.[1];
+    expect(key).toBeDefined();
+    const created = await fetch(`${stack.restUrl}/tickets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ customer_name: 'Demo' }),
+    });
+    expect(created.status).toBe(201);
+    const list = await fetch(`${stack.restUrl}/tickets`, { headers: { authorization: `Bearer ${key}` } });
+    expect(((await list.json()) as { meta: { total: number } }).meta.total).toBe(1);
+  });
+
   it('has every process alive and ready on its own port', async () => {
     for (const port of Object.values(stack.ports)) {
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
