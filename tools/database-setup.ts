@@ -46,7 +46,12 @@ export async function seedReferenceData(config: Config, logger?: Logger): Promis
 
 /** A demo venue on the growth plan with one branch and the demo key; idempotent. */
 export async function seedDemoData(config: Config, logger?: Logger): Promise<DemoData> {
-  const demo: DemoData = { ticketKey: DEMO_TICKET_KEY, venue: 'Demo Kitchen', branch: 'Main counter', plan: 'growth' };
+  const demo: DemoData = {
+    ticketKey: DEMO_TICKET_KEY,
+    venue: 'Demo Kitchen',
+    branch: 'Main counter',
+    plan: 'growth',
+  };
   const tickets = await openSchema(config, ticketsSubgraph.schemaModule, logger);
   const billing = await openSchema(config, billingSubgraph.schemaModule, logger);
   try {
