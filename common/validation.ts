@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ValidationError, type FieldErrors } from './errors';
+import type { FieldErrors } from './errors';
 
 /** "customer_phone" → "customer phone"; "sections.experience.0.start_date" → "sections.experience.0.start date". */
 function attribute(path: readonly PropertyKey[]): string {
@@ -57,11 +57,4 @@ export function fieldErrorsOf(error: z.ZodError): FieldErrors {
     (errors[key] ??= []).push(message(issue));
   }
   return errors;
-}
-
-/** Parses with the schema or throws a ValidationError (422) naming every bad field. */
-export function validate<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw new ValidationError(fieldErrorsOf(result.error));
-  return result.data;
 }

@@ -8,8 +8,8 @@ const PRODUCT_OF: Record<SubjectType, Product> = { venue: Product.TICKETS, accou
 export class SubscriptionService {
   constructor(private readonly em: EntityManager) {}
 
-  /** Puts the subject on the plan (creating or changing its subscription); the plan must be of its product. */
-  async subscribe(subjectType: SubjectType, subjectId: number, planKey: string): Promise<Subscription> {
+  /** The plan with this key, which must be one of the subject's product (422 on `plan` otherwise). */
+  async planFor(subjectType: SubjectType, planKey: string): Promise<Plan> {
     const plan = await this.em.findOne(Plan, { key: planKey });
     if (plan === null || plan.product !== PRODUCT_OF[subjectType]) {
       const choices = (
@@ -19,6 +19,12 @@ export class SubscriptionService {
         .join(', ');
       throw new ValidationError({ plan: [`The selected plan is invalid (choose ${choices}).`] });
     }
+    return plan;
+  }
+
+  /** Puts the subject on the plan (creating or changing its subscription); the plan must be of its product. */
+  async subscribe(subjectType: SubjectType, subjectId: number, planKey: string): Promise<Subscription> {
+    await this.planFor(subjectType, planKey);
     let subscription = await this.em.findOne(Subscription, { subjectType, subjectId });
     if (subscription === null) {
       subscription = this.em.create(Subscription, {

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '../../common/database';
-import { NotFoundError, ValidationError } from '../../common/errors';
+import { NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
 import { ApiKey, TICKET_SCOPES, type TicketScope } from './api-key.entity';
 import { Branch } from './branch.entity';
+import { checkName } from './ticket.rules';
 
 /** Every key starts with this, so a leaked one is recognisable in logs and scanners. */
 const KEY_PREFIX = 'tk_';
@@ -65,10 +66,9 @@ export class ApiKeyService {
   ): Promise<IssuedKey> {
     const branch = await this.em.findOne(Branch, { id: branchId });
     if (branch === null) throw new NotFoundError(`Branch ${branchId} not found.`);
-    const trimmed = name.trim();
-    if (trimmed.length < 1 || trimmed.length > 120) {
-      throw new ValidationError({ name: ['The name field must be between 1 and 120 characters.'] });
-    }
+    const errors: FieldErrors = {};
+    const trimmed = checkName(errors, 'name', name);
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const key = presetKey ?? `${KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
     const apiKey = this.em.create(ApiKey, {
       branchId,

@@ -72,6 +72,15 @@ export function checkNewTicket(input: NewTicketInput): CheckedNewTicket {
   return checked;
 }
 
+/** Venue, branch and key names: 1 to 120 characters once trimmed. Returns the trimmed name. */
+export function checkName(errors: FieldErrors, field: string, value: string): string {
+  const trimmed = value.trim();
+  if (trimmed.length < 1 || trimmed.length > 120) {
+    errors[field] = [`The ${field} field must be between 1 and 120 characters.`];
+  }
+  return trimmed;
+}
+
 export type TicketMove = 'ready' | 'collected' | 'cancel';
 
 /** The allowed moves (docs/API-DECISIONS.md): nothing leaves collected or cancelled. */

@@ -1,7 +1,4 @@
 import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
-import { ValidationError } from '../../common/errors';
-import { Product } from '../billing/plan.entity';
-import { PlanService } from '../billing/plan.service';
 import { SubscriptionService } from '../billing/subscription.service';
 import { TICKET_SCOPES } from './api-key.entity';
 import { ApiKeyService, parseScopes } from './api-key.service';
@@ -25,13 +22,7 @@ function venueJson(venue: Venue, plan: string | null) {
 
 /** A ticket plan key, checked in billing before anything is written. */
 async function ticketPlan(context: CliContext, key: string): Promise<string> {
-  const plan = await new PlanService(await context.em('billing')).findByKey(key);
-  if (plan === null || plan.product !== Product.TICKETS) {
-    throw new ValidationError({
-      plan: [`The selected plan is invalid (choose ${TICKET_PLANS.join(', ')}).`],
-    });
-  }
-  return plan.key;
+  return (await new SubscriptionService(await context.em('billing')).planFor('venue', key)).key;
 }
 
 /** Puts the venue on the plan in billing and drops the tickets side's cached copy of it. */

@@ -1,6 +1,7 @@
 import type { EntityManager } from '../../common/database';
 import { NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
 import { Branch } from './branch.entity';
+import { checkName } from './ticket.rules';
 import { Venue, type VenueLanguage } from './venue.entity';
 
 export interface NewVenue {
@@ -17,13 +18,6 @@ function isTimezone(value: string): boolean {
   } catch {
     return false;
   }
-}
-
-function checkName(errors: FieldErrors, field: string, value: string): string {
-  const trimmed = value.trim();
-  if (trimmed.length < 1 || trimmed.length > 120)
-    errors[field] = [`The ${field} field must be between 1 and 120 characters.`];
-  return trimmed;
 }
 
 export class VenueService {
