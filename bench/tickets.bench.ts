@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { loadConfig } from '../common/config';
 import { projectRoot } from '../common/paths';
@@ -26,6 +26,45 @@ function admin(env: NodeJS.ProcessEnv, ...args: string[]): Record<string, unknow
   });
   if (result.status !== 0) throw new Error(`admin ${args.join(' ')}: ${result.stderr}`);
   return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
+/** Starts one floor hop (bench/floor-hop.ts) and resolves with its port. */
+function startHop(next: number | undefined, hops: ChildProcess[]): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    [join(projectRoot(), 'dist', 'bench', 'floor-hop.js'), String(next ?? 0)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  hops.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
+    child.once('exit', (code) => reject(new Error(`floor hop exited with ${code}`)));
+  });
+}
+
+/**
+ * The same load through three chained processes that do nothing but HTTP and JSON: what three
+ * hops cost on this machine before any GraphQL, SQL or Redis work, for reading the figures above.
+ */
+async function floor(seconds: number): Promise<LoadResult[]> {
+  const hops: ChildProcess[] = [];
+  try {
+    const last = await startHop(undefined, hops);
+    const middle = await startHop(last, hops);
+    const first = await startHop(middle, hops);
+    const next = (): HttpCall => ({ method: 'POST', url: `http://127.0.0.1:${first}/`, body: '{}' });
+    const ok = (status: number) => status === 200;
+    const results: LoadResult[] = [];
+    for (const concurrency of [1, 50]) {
+      await load('warm-up', next, { seconds: 1, concurrency, ok });
+      results.push(await load('three bare HTTP hops', next, { seconds, concurrency, ok }));
+    }
+    return results;
+  } finally {
+    for (const hop of hops) hop.kill('SIGTERM');
+  }
 }
 
 async function main(): Promise<void> {
@@ -142,6 +181,8 @@ async function main(): Promise<void> {
       ];
     });
 
+    await stack.stop();
+    const bare = await floor(seconds);
     const table = [
       '| op | door | connections | req/s | p50 ms | p99 ms | errors |',
       '|---|---|---|---|---|---|---|',
@@ -149,8 +190,14 @@ async function main(): Promise<void> {
         (r) =>
           `| ${r.op} | ${r.door} | ${r.concurrency} | ${r.perSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} |`,
       ),
+      ...bare.map(
+        (r) =>
+          `| floor | 3 bare HTTP hops | ${r.concurrency} | ${r.perSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} |`,
+      ),
     ].join('\n');
-    process.stdout.write(`${JSON.stringify({ seconds, results, checks }, null, 2)}\n\n${table}\n\n`);
+    process.stdout.write(
+      `${JSON.stringify({ seconds, results, floor: bare, checks }, null, 2)}\n\n${table}\n\n`,
+    );
     for (const c of checks)
       process.stdout.write(`${c.pass ? 'PASS' : 'MISS'} ${c.check}: ${c.value} ${c.unit}\n`);
   } finally {

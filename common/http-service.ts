@@ -53,6 +53,8 @@ export class HttpService {
   constructor(private readonly options: HttpServiceOptions) {
     this.app = express();
     this.app.disable('x-powered-by');
+    // Answers are per request and never revalidated; hashing every body for an ETag was pure cost.
+    this.app.disable('etag');
     this.app.set('trust proxy', 'loopback');
     this.app.use((req, res, next) => this.track(req, res, next));
     this.app.get('/healthz', (_req, res) => {

@@ -28,6 +28,13 @@ export interface RequestScope {
   logger: Logger;
   requestId: string;
   headers: Record<string, string | undefined>;
+  /** What the subgraph's `startShared` made once for the whole process, if anything. */
+  shared: SharedState | undefined;
+}
+
+/** Process-wide state of a subgraph (caches and their subscriptions), closed when it stops. */
+export interface SharedState {
+  close(): void;
 }
 
 export interface SubgraphContext {
@@ -47,6 +54,8 @@ export interface SubgraphDefinition {
   referenceResolvers?: Record<string, { __resolveReference: ReferenceResolver }>;
   /** Resolver instances for one request, wired with that request's scope. */
   createResolvers(scope: RequestScope): object[];
+  /** Makes the process-wide state handed to every request as `scope.shared`. */
+  startShared?(base: { config: Config; redis: Redis; logger: Logger }): Promise<SharedState>;
 }
 
 /** The federated schema of a subgraph: type-graphql types and resolvers plus the federation link. */
@@ -105,10 +114,18 @@ export async function startSubgraph(
   const logger = createLogger({ service: `${definition.name}-subgraph`, level: config.logLevel });
   const orm = await openSchema(config, definition.schemaModule, logger);
   let redis: Redis;
+  let shared: SharedState | undefined;
   try {
     redis = await connectRedis(config.redisUrl, `${definition.name}-subgraph`);
   } catch (error) {
     await orm.close(true);
+    throw error;
+  }
+  try {
+    shared = await definition.startShared?.({ config, redis, logger });
+  } catch (error) {
+    await orm.close(true);
+    redis.disconnect();
     throw error;
   }
   const schema = await buildSubgraphGraphQLSchema(definition);
@@ -135,6 +152,7 @@ export async function startSubgraph(
       logger,
       requestId: headers[REQUEST_ID_HEADER] ?? '',
       headers,
+      shared,
     };
     return Promise.resolve({ scope, container: requestContainer(definition.createResolvers(scope)) });
   });
@@ -147,6 +165,7 @@ export async function startSubgraph(
       await service.close();
       await apollo.stop();
       await orm.close(true);
+      shared?.close();
       redis.disconnect();
       logger.info(`${definition.name}-subgraph stopped`);
     }),

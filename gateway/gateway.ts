@@ -9,6 +9,7 @@ import { createLogger } from '../common/logger';
 import { SUPERGRAPH_FILE } from '../common/paths';
 import { stopOnce, type Running } from '../common/process';
 import { connectRedis } from '../common/redis';
+import { subgraphFetcher } from './subgraph-fetcher';
 import {
   FORWARDED_HEADERS,
   HeaderForwardingDataSource,
@@ -33,14 +34,14 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   const pool = createProbePool(config.databaseUrl);
   const redis = await connectRedis(config.redisUrl, 'gateway');
 
+  const fetcher = subgraphFetcher(config.upstreamTimeoutMs);
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
     buildService: ({ name, url }) =>
       new HeaderForwardingDataSource({
         url: isSubgraphName(name) ? config.subgraphUrls[name] : url,
-        // Node's own fetch keeps connections to the subgraphs alive and costs less per request.
-        fetcher: fetch,
+        fetcher,
       }),
   });
   const apollo = new ApolloServer<GatewayContext>({ gateway, ...platformApolloOptions(logger) });
@@ -66,6 +67,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
       await service.close();
       await apollo.stop();
       await pool.end();
+      fetcher.close();
       redis.disconnect();
       logger.info('gateway stopped');
     }),

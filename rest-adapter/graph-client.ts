@@ -1,6 +1,6 @@
-import { Agent, request as httpRequest } from 'node:http';
 import type { Request } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
+import { JsonHttpClient, type JsonHttpAnswer } from '../common/json-http';
 import { REQUEST_ID_HEADER } from '../common/request-context';
 
 /** Headers of the caller that the graph needs: credentials, language and the request id. */
@@ -38,19 +38,14 @@ export function operation<TData, TVariables extends Record<string, unknown> = Re
 }
 
 export class GraphClient {
-  private readonly url: URL;
-  private readonly agent: Agent;
+  private readonly http: JsonHttpClient;
 
-  constructor(
-    private readonly gatewayUrl: string,
-    private readonly timeoutMs: number,
-  ) {
-    this.url = new URL(gatewayUrl);
-    this.agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  constructor(gatewayUrl: string, timeoutMs: number) {
+    this.http = new JsonHttpClient(gatewayUrl, timeoutMs);
   }
 
   close(): void {
-    this.agent.destroy();
+    this.http.close();
   }
 
   async execute<TData, TVariables extends Record<string, unknown>>(
@@ -58,64 +53,32 @@ export class GraphClient {
     variables: TVariables,
     req: Request,
   ): Promise<TData> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: 'application/json',
-    };
+    const headers: Record<string, string> = {};
     for (const name of PASSED_HEADERS) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    const { status, text } = await this.post(
-      JSON.stringify({ query: op.document, operationName: op.name, variables }),
-      headers,
-    );
+    let answer: JsonHttpAnswer;
+    try {
+      answer = await this.http.post(
+        JSON.stringify({ query: op.document, operationName: op.name, variables }),
+        headers,
+      );
+    } catch (error) {
+      throw new GatewayUnavailableError(`gateway at ${this.http.upstreamUrl}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
     let body: { data?: TData | null; errors?: GraphQLFormattedError[] };
     try {
-      body = JSON.parse(text) as typeof body;
+      body = JSON.parse(answer.text) as typeof body;
     } catch (error) {
-      throw new GatewayUnavailableError(`gateway answered ${status} without JSON`, { cause: error });
+      throw new GatewayUnavailableError(`gateway answered ${answer.status} without JSON`, { cause: error });
     }
     if (body.errors !== undefined && body.errors.length > 0) throw new GraphOperationError(body.errors);
     if (body.data === undefined || body.data === null) {
-      throw new GatewayUnavailableError(`gateway answered ${status} without data`);
+      throw new GatewayUnavailableError(`gateway answered ${answer.status} without data`);
     }
     return body.data;
-  }
-
-  /**
-   * node:http over kept-alive sockets: on the adapter's hot path it costs markedly less CPU per
-   * request than fetch (see docs/PERFORMANCE.md).
-   */
-  private post(payload: string, headers: Record<string, string>): Promise<{ status: number; text: string }> {
-    return new Promise((resolve, reject) => {
-      const req = httpRequest(
-        {
-          agent: this.agent,
-          protocol: this.url.protocol,
-          hostname: this.url.hostname,
-          port: this.url.port,
-          path: this.url.pathname + this.url.search,
-          method: 'POST',
-          headers: { ...headers, 'content-length': Buffer.byteLength(payload) },
-          timeout: this.timeoutMs,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-          );
-          res.on('error', (error) =>
-            reject(new GatewayUnavailableError('gateway answer cut off', { cause: error })),
-          );
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.on('error', (error) =>
-        reject(new GatewayUnavailableError(`gateway at ${this.gatewayUrl} unreachable`, { cause: error })),
-      );
-      req.end(payload);
-    });
   }
 }

@@ -97,14 +97,18 @@ export class ApiKeyService {
   }
 
   /** The principal of a live key, or null for an unknown or revoked one. */
-  async authenticate(key: string): Promise<Principal | null> {
+  authenticate(key: string): Promise<Principal | null> {
+    return this.authenticateHash(hashKey(key));
+  }
+
+  async authenticateHash(keyHash: Buffer): Promise<Principal | null> {
     const rows = await this.em.execute<
       { id: string; branch_id: string; venue_id: string; scopes: TicketScope[] }[]
     >(
       `select k.id, k.branch_id, b.venue_id, k.scopes
          from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
         where k.key_hash = ? and k.revoked_at is null`,
-      [hashKey(key)],
+      [keyHash],
     );
     const row = rows[0];
     if (row === undefined) return null;

@@ -1,7 +1,8 @@
 import { ForbiddenError, PaymentRequiredError, UnauthenticatedError } from '../../common/errors';
 import type { TicketScope } from './api-key.entity';
-import type { ApiKeyService, Principal } from './api-key.service';
-import type { VenuePlanClient } from './venue-plan.client';
+import type { AccessCache } from './access-cache';
+import { hashKey, type ApiKeyService, type Principal } from './api-key.service';
+import type { VenueEntitlements, VenuePlanClient } from './venue-plan.client';
 
 /** The credential of a request: `Authorization: Bearer <key>`. */
 export function bearerKey(authorization: string | undefined): string | undefined {
@@ -20,6 +21,7 @@ export class TicketAccess {
     private readonly authorization: string | undefined,
     private readonly apiKeys: ApiKeyService,
     private readonly plans: VenuePlanClient,
+    private readonly cache: AccessCache,
     private readonly requestId?: string,
   ) {}
 
@@ -32,13 +34,33 @@ export class TicketAccess {
   private async authenticate(): Promise<Principal> {
     const key = bearerKey(this.authorization);
     if (key === undefined) throw new UnauthenticatedError('Unauthenticated.');
-    const principal = await this.apiKeys.authenticate(key);
+    const principal = await this.principalOf(key);
     if (principal === null) throw new UnauthenticatedError('Unauthenticated.');
-    const entitlements = await this.plans.entitlementsOf(principal.venueId, this.requestId);
+    const entitlements = await this.entitlementsOf(principal.venueId);
     if (!entitlements.apiAccess) {
       throw new PaymentRequiredError('Your plan does not include API access. Upgrade to Growth or above.');
     }
     await this.apiKeys.touch(principal.keyId);
     return principal;
+  }
+
+  private async principalOf(key: string): Promise<Principal | null> {
+    const hash = hashKey(key);
+    const cacheKey = hash.toString('hex');
+    const cached = this.cache.principal(cacheKey);
+    if (cached !== undefined) return cached;
+    const generation = this.cache.currentGeneration;
+    const principal = await this.apiKeys.authenticateHash(hash);
+    if (principal !== null) this.cache.rememberPrincipal(cacheKey, principal, generation);
+    return principal;
+  }
+
+  private async entitlementsOf(venueId: number): Promise<VenueEntitlements> {
+    const cached = this.cache.entitlementsOf(venueId);
+    if (cached !== undefined) return cached;
+    const generation = this.cache.currentGeneration;
+    const entitlements = await this.plans.entitlementsOf(venueId, this.requestId);
+    this.cache.rememberEntitlements(venueId, entitlements, generation);
+    return entitlements;
   }
 }

@@ -3,6 +3,7 @@ import { SubscriptionService } from '../billing/subscription.service';
 import { TICKET_SCOPES } from './api-key.entity';
 import { ApiKeyService, parseScopes } from './api-key.service';
 import type { Venue } from './venue.entity';
+import { announceAccessChange } from './access-cache';
 import { VenuePlanClient } from './venue-plan.client';
 import { VenueService } from './venue.service';
 
@@ -132,7 +133,10 @@ export const ticketsCommands: CommandSpec[] = [
     summary: 'Revokes an API key; requests with it answer 401 from then on.',
     flags: { id: { description: 'API key id.', type: 'integer', required: true } },
     async run(flags, context) {
-      return new ApiKeyService(await context.em('tickets')).revoke(id(flags, 'id'));
+      const revoked = await new ApiKeyService(await context.em('tickets')).revoke(id(flags, 'id'));
+      // Processes that cached the key forget it now; their TTL covers a missed announcement.
+      await announceAccessChange(await context.redis(), context.config.redisPrefix, { keyId: revoked.id });
+      return revoked;
     },
   },
 ];

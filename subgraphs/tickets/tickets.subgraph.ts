@@ -1,5 +1,6 @@
 import { ticketsMigrations } from '../../migrations/tickets';
 import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
+import { AccessCache } from './access-cache';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyService } from './api-key.service';
 import { Branch } from './branch.entity';
@@ -14,13 +15,19 @@ import { VenuePlanClient } from './venue-plan.client';
 import { VenueService } from './venue.service';
 import { toVenueType, VenueType } from './venue.type';
 
+function accessCacheOf(scope: RequestScope): AccessCache {
+  if (!(scope.shared instanceof AccessCache))
+    throw new Error('the tickets subgraph started without its access cache');
+  return scope.shared;
+}
+
 function ticketResolver(scope: RequestScope): TicketResolver {
   const apiKeys = new ApiKeyService(scope.em);
   const plans = new VenuePlanClient(scope.config.subgraphUrls.billing, scope.redis, scope.config.redisPrefix);
   return new TicketResolver(
     new TicketService(scope.em),
     new VenueService(scope.em),
-    new TicketAccess(scope.headers.authorization, apiKeys, plans, scope.requestId),
+    new TicketAccess(scope.headers.authorization, apiKeys, plans, accessCacheOf(scope), scope.requestId),
     { publicBaseUrl: scope.config.publicBaseUrl, language: languageOf(scope.headers['accept-language']) },
   );
 }
@@ -48,5 +55,6 @@ export const ticketsSubgraph: SubgraphDefinition = {
       },
     },
   },
+  startShared: ({ config, redis }) => AccessCache.listen(redis, config.redisPrefix),
   createResolvers: (scope) => [ticketResolver(scope), new BranchResolver(new VenueService(scope.em))],
 };

@@ -1,4 +1,5 @@
 import type { Redis } from '../../common/redis';
+import { announceAccessChange } from './access-cache';
 import { REQUEST_ID_HEADER } from '../../common/request-context';
 
 /** What the venue's ticket plan allows, as billing says. */
@@ -50,8 +51,10 @@ export class VenuePlanClient {
     return entitlements;
   }
 
+  /** Drops the Redis copy and tells every tickets process to drop its own. */
   async forget(venueId: number): Promise<void> {
     await this.redis.del(venuePlanCacheKey(this.redisPrefix, venueId));
+    await announceAccessChange(this.redis, this.redisPrefix, { venueId });
   }
 
   private async fetch(venueId: number, requestId?: string): Promise<VenueEntitlements> {

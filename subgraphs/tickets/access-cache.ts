@@ -1,0 +1,128 @@
+import type { Redis } from '../../common/redis';
+import type { Principal } from './api-key.service';
+import type { VenueEntitlements } from './venue-plan.client';
+
+const PRINCIPAL_TTL_MS = 30_000;
+const ENTITLEMENTS_TTL_MS = 60_000;
+const MAX_ENTRIES = 10_000;
+
+/** A change that makes cached access answers wrong: a revoked key or a venue's new plan. */
+export type AccessChange = { keyId: number } | { venueId: number };
+
+export function accessChannel(redisPrefix: string): string {
+  return `${redisPrefix}tickets:access-changed`;
+}
+
+/** Tells every tickets subgraph process to forget what it cached about the key or venue. */
+export async function announceAccessChange(
+  redis: Redis,
+  redisPrefix: string,
+  change: AccessChange,
+): Promise<void> {
+  await redis.publish(accessChannel(redisPrefix), JSON.stringify(change));
+}
+
+interface Entry<T> {
+  value: T;
+  until: number;
+}
+
+/**
+ * What this process knows about keys and venue plans, so that an authenticated request costs no
+ * SQL and no Redis round trip before its own work. A revocation or plan change reaches every
+ * process through Redis pub/sub within milliseconds; the TTLs bound how long a process that lost
+ * its subscription could answer from old knowledge, and a reconnect forgets everything, since
+ * announcements may have been missed while it was away.
+ */
+export class AccessCache {
+  private readonly principals = new Map<string, Entry<Principal>>();
+  private readonly entitlements = new Map<number, Entry<VenueEntitlements>>();
+  /** Bumped by every change; an answer read from the database before a change is not kept. */
+  private generation = 0;
+
+  private constructor(private readonly subscriber: Redis) {}
+
+  /** Listens on the announcement channel with its own connection (a subscribed one can do nothing else). */
+  static async listen(redis: Redis, redisPrefix: string): Promise<AccessCache> {
+    const subscriber = redis.duplicate({
+      connectionName: `${redis.options.connectionName ?? 'tickets'}:access-cache`,
+    });
+    subscriber.on('error', () => undefined);
+    const cache = new AccessCache(subscriber);
+    let connectedBefore = false;
+    subscriber.on('ready', () => {
+      if (connectedBefore) cache.forgetAll();
+      connectedBefore = true;
+    });
+    subscriber.on('message', (_channel: string, message: string) => cache.apply(message));
+    await subscriber.connect();
+    await subscriber.subscribe(accessChannel(redisPrefix));
+    return cache;
+  }
+
+  close(): void {
+    this.subscriber.disconnect();
+  }
+
+  get currentGeneration(): number {
+    return this.generation;
+  }
+
+  principal(keyHash: string): Principal | undefined {
+    return this.read(this.principals, keyHash);
+  }
+
+  rememberPrincipal(keyHash: string, principal: Principal, readAtGeneration: number): void {
+    if (readAtGeneration !== this.generation) return;
+    this.write(this.principals, keyHash, principal, PRINCIPAL_TTL_MS);
+  }
+
+  entitlementsOf(venueId: number): VenueEntitlements | undefined {
+    return this.read(this.entitlements, venueId);
+  }
+
+  rememberEntitlements(venueId: number, value: VenueEntitlements, readAtGeneration: number): void {
+    if (readAtGeneration !== this.generation) return;
+    this.write(this.entitlements, venueId, value, ENTITLEMENTS_TTL_MS);
+  }
+
+  apply(message: string): void {
+    this.generation++;
+    let change: Partial<{ keyId: unknown; venueId: unknown }>;
+    try {
+      change = JSON.parse(message) as typeof change;
+    } catch {
+      this.forgetAll();
+      return;
+    }
+    if (typeof change.venueId === 'number') {
+      this.entitlements.delete(change.venueId);
+    } else if (typeof change.keyId === 'number') {
+      for (const [hash, entry] of this.principals) {
+        if (entry.value.keyId === change.keyId) this.principals.delete(hash);
+      }
+    } else {
+      this.forgetAll();
+    }
+  }
+
+  forgetAll(): void {
+    this.generation++;
+    this.principals.clear();
+    this.entitlements.clear();
+  }
+
+  private read<K, T>(map: Map<K, Entry<T>>, key: K): T | undefined {
+    const entry = map.get(key);
+    if (entry === undefined) return undefined;
+    if (entry.until > Date.now()) return entry.value;
+    map.delete(key);
+    return undefined;
+  }
+
+  private write<K, T>(map: Map<K, Entry<T>>, key: K, value: T, ttlMs: number): void {
+    // A flood of distinct keys must not grow the process without bound.
+    if (map.size >= MAX_ENTRIES) map.clear();
+    map.set(key, { value, until: Date.now() + ttlMs });
+  }
+}
