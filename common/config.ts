@@ -15,6 +15,37 @@ const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' 
 
 const duration = z.coerce.number().int().min(0);
 
+const DURATION_UNITS_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+
+/** "10s,1m,5m" → [10000, 60000, 300000]: the waits before each retry. */
+export function parseSchedule(value: string): number[] {
+  return value.split(',').map((part) => {
+    const match = /^\s*(\d+)\s*(ms|s|m|h)\s*$/.exec(part);
+    if (match === null) throw new Error(`"${part.trim()}" is not a duration like 500ms, 10s, 1m or 2h`);
+    return Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS];
+  });
+}
+
+const schedule = z.string().transform((value, ctx) => {
+  try {
+    const waits = parseSchedule(value);
+    if (waits.length > 5) throw new Error('at most 5 waits: a delivery is retried at most 5 times');
+    return waits;
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/** Only for development and tests: production must bring its own WEBHOOK_SECRET_KEY. */
+const DEVELOPMENT_SECRET_KEY = Buffer.alloc(32, 'nida-development-only-secret-key').toString('base64');
+
+const secretKey = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, {
+  message: 'must be 32 random bytes in base64 (openssl rand -base64 32)',
+});
+
 /** Every setting of every process, read once from the environment at start. */
 const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -41,6 +72,15 @@ const configSchema = z.object({
   READY_CHECK_TIMEOUT_MS: duration.default(2_000),
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
+  EVENTS_PORT: port(4004),
+  WEBHOOK_RETRY_SCHEDULE: schedule.default([10_000, 60_000, 300_000, 1_800_000, 7_200_000]),
+  WEBHOOK_TIMEOUT_MS: duration.default(10_000),
+  WEBHOOK_ALLOW_INSECURE: flag.default(false),
+  WEBHOOK_SECRET_KEY: secretKey.optional(),
+  SMS_DRIVER: z.enum(['log', 'http']).default('log'),
+  SMS_HTTP_URL: httpUrl.optional(),
+  SMS_HTTP_TOKEN: z.string().min(1).optional(),
+  SMS_RETRY_SCHEDULE: schedule.default([10_000, 60_000, 300_000, 1_800_000, 7_200_000]),
 });
 
 type RawConfig = z.infer<typeof configSchema>;
@@ -67,6 +107,23 @@ export interface Config {
   upstreamTimeoutMs: number;
   /** Requests a minute per ticket API key (the document says 120; benchmarks raise it). */
   ticketsRateLimit: number;
+  /** The events worker (outbox relay, webhook and SMS delivery): health endpoints only. */
+  eventsPort: number;
+  webhooks: {
+    /** Waits before retries 1…5; the last one repeats when fewer are given. */
+    retryScheduleMs: number[];
+    timeoutMs: number;
+    /** http:// and private or local addresses, for development and tests only. */
+    allowInsecure: boolean;
+    /** AES-256-GCM key that seals endpoint secrets at rest. */
+    secretKey: Buffer;
+  };
+  sms: {
+    driver: 'log' | 'http';
+    httpUrl: string | undefined;
+    httpToken: string | undefined;
+    retryScheduleMs: number[];
+  };
 }
 
 export class ConfigError extends Error {
@@ -92,6 +149,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(problems);
   }
   const raw = parsed.data;
+  const problems: string[] = [];
+  if (raw.NODE_ENV === 'production' && raw.WEBHOOK_SECRET_KEY === undefined) {
+    problems.push('WEBHOOK_SECRET_KEY: required in production (openssl rand -base64 32)');
+  }
+  if (raw.SMS_DRIVER === 'http' && raw.SMS_HTTP_URL === undefined) {
+    problems.push('SMS_HTTP_URL: required when SMS_DRIVER is http');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
   const local = (p: number) => `http://127.0.0.1:${p}/graphql`;
   return {
     nodeEnv: raw.NODE_ENV,
@@ -119,6 +184,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readyCheckTimeoutMs: raw.READY_CHECK_TIMEOUT_MS,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
+    eventsPort: raw.EVENTS_PORT,
+    webhooks: {
+      retryScheduleMs: raw.WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: raw.WEBHOOK_TIMEOUT_MS,
+      allowInsecure: raw.WEBHOOK_ALLOW_INSECURE,
+      secretKey: Buffer.from(raw.WEBHOOK_SECRET_KEY ?? DEVELOPMENT_SECRET_KEY, 'base64'),
+    },
+    sms: {
+      driver: raw.SMS_DRIVER,
+      httpUrl: raw.SMS_HTTP_URL,
+      httpToken: raw.SMS_HTTP_TOKEN,
+      retryScheduleMs: raw.SMS_RETRY_SCHEDULE,
+    },
   };
 }
 

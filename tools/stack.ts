@@ -24,7 +24,7 @@ export async function freePorts(count: number): Promise<number[]> {
 export interface RunningStack {
   restUrl: string;
   gatewayUrl: string;
-  ports: { rest: number; gateway: number; tickets: number; cv: number; billing: number };
+  ports: { rest: number; gateway: number; tickets: number; cv: number; billing: number; events: number };
   output(): string;
   /** Sends the signal to the supervisor and resolves with its exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -32,7 +32,8 @@ export interface RunningStack {
 
 /** `npm start`'s supervisor (compiled, from dist/) on free ports and the given environment. */
 export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<RunningStack> {
-  const [rest, gateway, tickets, cv, billing] = (await freePorts(5)) as [
+  const [rest, gateway, tickets, cv, billing, events] = (await freePorts(6)) as [
+    number,
     number,
     number,
     number,
@@ -49,6 +50,7 @@ export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Pr
       TICKETS_PORT: String(tickets),
       CV_PORT: String(cv),
       BILLING_PORT: String(billing),
+      EVENTS_PORT: String(events),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -80,7 +82,7 @@ export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Pr
   return {
     restUrl: `http://127.0.0.1:${rest}/api/v1`,
     gatewayUrl: `http://127.0.0.1:${gateway}/graphql`,
-    ports: { rest, gateway, tickets, cv, billing },
+    ports: { rest, gateway, tickets, cv, billing, events },
     output: () => output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);

@@ -19,6 +19,11 @@ const SUBGRAPH_PROCESSES: ProcessSpec[] = [
   { name: 'cv-subgraph', script: 'subgraphs/cv/main.js', port: (c) => c.ports.cv },
   { name: 'billing-subgraph', script: 'subgraphs/billing/main.js', port: (c) => c.ports.billing },
 ];
+const EVENTS: ProcessSpec = {
+  name: 'tickets-events',
+  script: 'subgraphs/tickets/events/main.js',
+  port: (c) => c.eventsPort,
+};
 const GATEWAY: ProcessSpec = { name: 'gateway', script: 'gateway/main.js', port: (c) => c.ports.gateway };
 const REST_ADAPTER: ProcessSpec = {
   name: 'rest-adapter',
@@ -146,7 +151,7 @@ async function main(): Promise<void> {
     await Promise.all(started.map((child) => waitReady(child, config)));
   };
   try {
-    await start(SUBGRAPH_PROCESSES);
+    await start([...SUBGRAPH_PROCESSES, EVENTS]);
     await start([GATEWAY]);
     await start([REST_ADAPTER]);
   } catch (error) {

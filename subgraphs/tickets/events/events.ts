@@ -1,0 +1,68 @@
+import type { Config } from '../../../common/config';
+import { openSchema, type MikroORM } from '../../../common/database';
+import { HttpService } from '../../../common/http-service';
+import { createLogger } from '../../../common/logger';
+import { stopOnce, type Running } from '../../../common/process';
+import { connectRedis, type Redis } from '../../../common/redis';
+import { ticketsSubgraph } from '../tickets.subgraph';
+import { JobQueues } from './job-queues';
+import { OutboxRelay } from './outbox-relay';
+import { WebhookWorker } from './webhook-worker';
+
+export interface RunningEvents extends Running {
+  port: number;
+  relay: OutboxRelay;
+  webhooks: WebhookWorker;
+  orm: MikroORM;
+}
+
+/**
+ * The tickets events worker: relays the outbox and delivers webhooks. Any number may run; the
+ * outbox rows and delivery rows are shared out by row locks, so each event goes out once per
+ * endpoint whatever the count.
+ */
+export async function startEvents(config: Config): Promise<RunningEvents> {
+  const logger = createLogger({ service: 'tickets-events', level: config.logLevel });
+  const orm = await openSchema(config, ticketsSubgraph.schemaModule, logger);
+  let redis: Redis;
+  try {
+    redis = await connectRedis(config.redisUrl, 'tickets-events');
+  } catch (error) {
+    await orm.close(true);
+    throw error;
+  }
+  const queues = new JobQueues(config, true);
+  const relay = new OutboxRelay(orm, redis, queues, config, logger);
+  const webhooks = new WebhookWorker(orm, queues, config, logger);
+  try {
+    await relay.start();
+    webhooks.start();
+  } catch (error) {
+    await relay.stop();
+    await queues.close();
+    await orm.close(true);
+    redis.disconnect();
+    throw error;
+  }
+
+  const service = HttpService.forPlatform(config, 'tickets-events', logger, {
+    postgres: () => orm.em.getConnection().execute('select 1'),
+    redis,
+  });
+  const port = await service.listen(config.eventsPort, config.listenHost);
+  return {
+    port,
+    relay,
+    webhooks,
+    orm,
+    stop: stopOnce(async () => {
+      await service.close();
+      webhooks.stop();
+      await relay.stop();
+      await queues.close();
+      await orm.close(true);
+      redis.disconnect();
+      logger.info('tickets-events stopped');
+    }),
+  };
+}

@@ -1,0 +1,47 @@
+import { ValidationError } from '../../../common/errors';
+
+/** The events of the ticket document, in its order. */
+export const DOCUMENTED_EVENTS = [
+  'ticket.created',
+  'ticket.linked',
+  'ticket.ready',
+  'ticket.collected',
+  'ticket.cancelled',
+  'feedback.submitted',
+] as const;
+
+/**
+ * Every event an endpoint can choose. `ticket.rung` is not in the document, so legacy receivers
+ * never see it unless someone chose it for their endpoint (docs/API-DECISIONS.md).
+ */
+export const WEBHOOK_EVENTS = [...DOCUMENTED_EVENTS, 'ticket.rung'] as const;
+
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** What an endpoint created without --events receives. */
+export const DEFAULT_ENDPOINT_EVENTS: readonly WebhookEvent[] = DOCUMENTED_EVENTS;
+
+export function isWebhookEvent(value: string): value is WebhookEvent {
+  return (WEBHOOK_EVENTS as readonly string[]).includes(value);
+}
+
+/** "ticket.ready,ticket.collected" → the events, or a 422-style error naming the unknown ones. */
+export function parseEvents(value: string): WebhookEvent[] {
+  const events = [
+    ...new Set(
+      value
+        .split(',')
+        .map((e) => e.trim())
+        .filter((e) => e !== ''),
+    ),
+  ];
+  const unknown = events.filter((e) => !isWebhookEvent(e));
+  if (events.length === 0 || unknown.length > 0) {
+    throw new ValidationError({
+      events: [
+        `The events must be a comma-separated list of ${WEBHOOK_EVENTS.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}.`,
+      ],
+    });
+  }
+  return events as WebhookEvent[];
+}

@@ -1,0 +1,101 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+/** Addresses a webhook may never reach: loopback, private, link-local (cloud metadata), reserved. */
+const NOT_PUBLIC = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+  ['100::', 64],
+] as const) {
+  NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+}
+
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return !NOT_PUBLIC.check(address, 'ipv4');
+  if (family !== 6) return false;
+  // IPv4-mapped and NAT64 forms carry an IPv4 address that decides.
+  const embedded = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+  if (embedded !== undefined) return isPublicAddress(embedded);
+  return !NOT_PUBLIC.check(address, 'ipv6');
+}
+
+export class UnsafeWebhookUrlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsafeWebhookUrlError';
+  }
+}
+
+/** The URL's form: https (http too when insecure is allowed), a host, no credentials. */
+export function checkWebhookUrlForm(value: string, allowInsecure: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UnsafeWebhookUrlError('The url must be an absolute URL.');
+  }
+  const schemes = allowInsecure ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) {
+    throw new UnsafeWebhookUrlError(
+      allowInsecure ? 'The url must use https or http.' : 'The url must use https.',
+    );
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UnsafeWebhookUrlError('The url must not carry credentials.');
+  }
+  if (value.length > 2048) throw new UnsafeWebhookUrlError('The url may not be longer than 2048 characters.');
+  return url;
+}
+
+/**
+ * Resolves the URL's host and returns the address to connect to. Every address the name resolves
+ * to must be public, so one private answer among public ones is refused too; the caller connects
+ * to the returned address itself, so a second lookup cannot swap in another (DNS rebinding).
+ */
+export async function vetWebhookHost(
+  url: URL,
+  allowInsecure: boolean,
+): Promise<{ address: string; family: number }> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: { address: string; family: number }[];
+  try {
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true });
+  } catch (error) {
+    throw new UnsafeWebhookUrlError(`The url's host ${host} does not resolve (${(error as Error).message}).`);
+  }
+  const first = addresses[0];
+  if (first === undefined) throw new UnsafeWebhookUrlError(`The url's host ${host} has no address.`);
+  if (!allowInsecure) {
+    const refused = addresses.find((a) => !isPublicAddress(a.address));
+    if (refused !== undefined) {
+      throw new UnsafeWebhookUrlError(
+        `The url's host ${host} resolves to ${refused.address}, which is not a public address.`,
+      );
+    }
+  }
+  return first;
+}

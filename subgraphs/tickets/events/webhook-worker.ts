@@ -1,0 +1,190 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { Config } from '../../../common/config';
+import type { MikroORM } from '../../../common/database';
+import type { Logger } from '../../../common/logger';
+import {
+  EVENT_HEADER,
+  EVENT_ID_HEADER,
+  SIGNATURE_HEADER,
+  signWebhook,
+  TIMESTAMP_HEADER,
+} from '../../../rest-adapter/webhooks/webhook-signature';
+import type { JobQueues } from './job-queues';
+import { unseal } from './secret-box';
+import { checkWebhookUrlForm, vetWebhookHost } from './webhook-url';
+
+/** The document's limit: a delivery is retried up to 5 times after its first attempt. */
+export const WEBHOOK_RETRIES = 5;
+const CONCURRENCY = 16;
+const SWEEP_MS = 2_000;
+
+interface ClaimedDelivery {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  event: string;
+  body: string;
+  attempts: number;
+  url: string;
+  secret_sealed: Buffer;
+  deleted_at: Date | null;
+}
+
+interface AttemptOutcome {
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** The wait before retry `n` (1-based): the schedule's entry, its last one once it runs out. */
+export function retryDelayMs(schedule: readonly number[], retry: number): number {
+  return schedule[Math.min(retry, schedule.length) - 1] ?? 0;
+}
+
+/**
+ * Delivers webhook rows: claims one (so two workers never send the same attempt), signs the
+ * stored body with a fresh timestamp, POSTs it to the vetted address, records the attempt and
+ * schedules the next one or settles the delivery, all from Postgres' point of view.
+ */
+export class WebhookWorker {
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly queues: JobQueues,
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.queues.queue('webhooks').process(CONCURRENCY, (job) => this.deliver(job.data.id));
+    this.sweeper = setInterval(
+      () => void this.sweep().catch((e: unknown) => this.logger.warn({ err: e }, 'webhook sweep failed')),
+      SWEEP_MS,
+    );
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
+
+  /** Re-enqueues due deliveries whose job was lost, and frees claims of a worker that died. */
+  async sweep(): Promise<void> {
+    const em = this.orm.em.fork();
+    await em.execute(
+      `update tickets.webhook_deliveries set status = 'pending', locked_until = null, updated_at = now()
+        where status = 'delivering' and locked_until < now()`,
+    );
+    const due = await em.execute<{ id: string; attempts: number }[]>(
+      `select id, attempts from tickets.webhook_deliveries
+        where status = 'pending' and next_attempt_at <= now() - interval '2 seconds'
+        order by next_attempt_at limit 500`,
+    );
+    for (const row of due) await this.queues.enqueue('webhooks', Number(row.id), row.attempts);
+  }
+
+  async deliver(id: number): Promise<void> {
+    const em = this.orm.em.fork();
+    const lockSeconds = Math.ceil(this.config.webhooks.timeoutMs / 1000) + 30;
+    const [claimed] = await em.execute<ClaimedDelivery[]>(
+      `with claimed as (
+         update tickets.webhook_deliveries set status = 'delivering', updated_at = now(),
+                locked_until = now() + make_interval(secs => ?)
+          where id = ? and status = 'pending' and next_attempt_at <= now() + interval '1 second'
+          returning id, endpoint_id, event_id, event, body, attempts)
+       select c.*, e.url, e.secret_sealed, e.deleted_at
+         from claimed c join tickets.webhook_endpoints e on e.id = c.endpoint_id`,
+      [lockSeconds, id],
+    );
+    if (claimed === undefined) return;
+    const started = new Date();
+    const outcome: AttemptOutcome =
+      claimed.deleted_at !== null
+        ? { statusCode: null, error: 'the endpoint was deleted' }
+        : await this.send(claimed);
+    const durationMs = Date.now() - started.getTime();
+    const delivered = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+    const attempts = claimed.attempts + 1;
+    const finalFailure = !delivered && (attempts > WEBHOOK_RETRIES || claimed.deleted_at !== null);
+    const nextAt = new Date(Date.now() + retryDelayMs(this.config.webhooks.retryScheduleMs, attempts));
+    const status = delivered ? 'succeeded' : finalFailure ? 'failed' : 'pending';
+
+    await em.transactional(async (tx) => {
+      await tx.execute(
+        `insert into tickets.webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
+         values (?, (select coalesce(max(attempt), 0) + 1 from tickets.webhook_attempts where delivery_id = ?), ?, ?, ?, ?)`,
+        [claimed.id, claimed.id, started, durationMs, outcome.statusCode, outcome.error],
+      );
+      await tx.execute(
+        `update tickets.webhook_deliveries
+            set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, updated_at = now()
+          where id = ?`,
+        [status, attempts, nextAt, claimed.id],
+      );
+    });
+    this.logger.info(
+      {
+        delivery: Number(claimed.id),
+        eventId: claimed.event_id,
+        event: claimed.event,
+        attempt: attempts,
+        status: outcome.statusCode,
+        durationMs,
+        error: outcome.error,
+        outcome: status,
+      },
+      'webhook attempt',
+    );
+    if (status === 'pending') await this.queues.enqueue('webhooks', Number(claimed.id), attempts, nextAt);
+  }
+
+  private async send(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+    const { allowInsecure, timeoutMs, secretKey } = this.config.webhooks;
+    let url: URL;
+    let target: { address: string; family: number };
+    try {
+      url = checkWebhookUrlForm(delivery.url, allowInsecure);
+      target = await vetWebhookHost(url, allowInsecure);
+    } catch (error) {
+      return { statusCode: null, error: (error as Error).message };
+    }
+    const timestamp = Math.floor(Date.now() / 1000);
+    const secret = unseal(secretKey, delivery.secret_sealed);
+    const headers = {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(delivery.body)),
+      'user-agent': 'nida-webhooks/1',
+      [TIMESTAMP_HEADER]: String(timestamp),
+      [SIGNATURE_HEADER]: signWebhook(secret, timestamp, delivery.body),
+      [EVENT_HEADER]: delivery.event,
+      [EVENT_ID_HEADER]: delivery.event_id,
+    };
+    // Connect to the address that was vetted, whatever a second lookup would say now.
+    const lookup: LookupFunction = (_host, options, callback) => {
+      if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+      else callback(null, target.address, target.family);
+    };
+    return new Promise((resolve) => {
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const req = send(url, { method: 'POST', headers, lookup, agent: false }, (res: IncomingMessage) => {
+        res.resume();
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ statusCode: res.statusCode ?? null, error: null });
+        });
+        res.on('error', (error) => {
+          clearTimeout(timer);
+          resolve({ statusCode: res.statusCode ?? null, error: error.message });
+        });
+      });
+      // One bound on the whole exchange, not just on idle sockets; redirects are never followed.
+      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      req.on('error', (error) => {
+        clearTimeout(timer);
+        resolve({ statusCode: null, error: error.message });
+      });
+      req.end(delivery.body);
+    });
+  }
+}

@@ -1,0 +1,70 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyWebhook, type WebhookVerdict } from '../../rest-adapter/webhooks/webhook-signature';
+
+export interface ReceivedWebhook {
+  at: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  verdict: WebhookVerdict;
+  json: { id: string; event: string; data: { ticket: Record<string, unknown> } };
+}
+
+/**
+ * A receiver as an integrator would write it: a real HTTP server on 127.0.0.1 that checks every
+ * request with the documented verification function. `answer` decides each status (default 200).
+ */
+export class WebhookReceiver {
+  readonly received: ReceivedWebhook[] = [];
+  secret = '';
+  answer: (n: number, hook: ReceivedWebhook) => number = () => 200;
+  private server?: Server;
+  port = 0;
+
+  async start(port = 0): Promise<string> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const hook: ReceivedWebhook = {
+          at: Date.now(),
+          headers: req.headers,
+          body,
+          verdict: verifyWebhook({
+            secret: this.secret,
+            body,
+            timestamp: req.headers['x-service-timestamp'],
+            signature: req.headers['x-service-signature'],
+          }),
+          json: JSON.parse(body) as ReceivedWebhook['json'],
+        };
+        this.received.push(hook);
+        res.writeHead(hook.verdict.ok ? this.answer(this.received.length, hook) : 400).end();
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return `http://127.0.0.1:${this.port}/hooks`;
+  }
+
+  async stop(): Promise<void> {
+    if (this.server === undefined) return;
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server!.close(resolve));
+    this.server = undefined;
+  }
+
+  /** Resolves once `predicate` holds for what arrived, or rejects after `timeoutMs`. */
+  async waitFor(predicate: (received: ReceivedWebhook[]) => boolean, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate(this.received)) {
+      if (Date.now() > deadline) {
+        throw new Error(
+          `webhooks not as expected within ${timeoutMs} ms; got ${this.received.map((r) => r.json.event).join(', ')}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
