@@ -95,6 +95,7 @@ function summary(config: Config, demo: DemoData | null): string {
     `  tickets subgraph            http://${host}:${config.ports.tickets}/graphql`,
     `  cv subgraph                 http://${host}:${config.ports.cv}/graphql`,
     `  billing subgraph            http://${host}:${config.ports.billing}/graphql`,
+    `  tickets events worker       http://${host}:${config.eventsPort}/readyz (outbox relay, webhooks)`,
     `  public URLs built from      ${config.publicBaseUrl}`,
     `  database                    ${redactUrl(config.databaseUrl)}`,
     '  every process answers /healthz and /readyz on its own port',

@@ -204,6 +204,7 @@ describe('the whole stack, as `npm start` runs it', () => {
       'cv-subgraph',
       'gateway',
       'rest-adapter',
+      'tickets-events',
       'tickets-subgraph',
     ]);
   });
