@@ -38,6 +38,7 @@ describe('docker-compose.yml', () => {
       'redis',
       'rest-adapter',
       'tickets',
+      'tickets-events',
     ]);
   });
 });
