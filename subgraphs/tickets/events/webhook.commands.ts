@@ -1,9 +1,12 @@
-import type { CommandSpec, FlagValues } from '../../../common/cli';
+import type { CliContext, CommandSpec, FlagValues } from '../../../common/cli';
 import { JobQueues } from './job-queues';
 import { parseEvents, WEBHOOK_EVENTS } from './ticket-events';
 import { WebhookEndpointService } from './webhook-endpoint.service';
 
 const id = (flags: FlagValues, name: string) => flags[name] as number;
+
+const endpoints = async (context: CliContext): Promise<WebhookEndpointService> =>
+  new WebhookEndpointService(await context.em('tickets'), context.config);
 
 export const webhookCommands: CommandSpec[] = [
   {
@@ -20,11 +23,7 @@ export const webhookCommands: CommandSpec[] = [
     },
     async run(flags, context) {
       const events = flags.events === undefined ? undefined : parseEvents(flags.events as string);
-      return new WebhookEndpointService(await context.em('tickets'), context.config).create(
-        id(flags, 'venue'),
-        flags.url as string,
-        events,
-      );
+      return (await endpoints(context)).create(id(flags, 'venue'), flags.url as string, events);
     },
   },
   {
@@ -33,7 +32,7 @@ export const webhookCommands: CommandSpec[] = [
     summary: "Lists a venue's webhook endpoints (never their secrets).",
     flags: { venue: { description: 'Venue id.', type: 'integer', required: true } },
     async run(flags, context) {
-      return new WebhookEndpointService(await context.em('tickets'), context.config).list(id(flags, 'venue'));
+      return (await endpoints(context)).list(id(flags, 'venue'));
     },
   },
   {
@@ -42,7 +41,7 @@ export const webhookCommands: CommandSpec[] = [
     summary: 'Deletes a webhook endpoint; nothing more is sent to it, retries included.',
     flags: { id: { description: 'Webhook endpoint id.', type: 'integer', required: true } },
     async run(flags, context) {
-      return new WebhookEndpointService(await context.em('tickets'), context.config).delete(id(flags, 'id'));
+      return (await endpoints(context)).delete(id(flags, 'id'));
     },
   },
   {
@@ -51,9 +50,7 @@ export const webhookCommands: CommandSpec[] = [
     summary: 'Replaces the signing secret of an endpoint; the new one is shown once.',
     flags: { id: { description: 'Webhook endpoint id.', type: 'integer', required: true } },
     async run(flags, context) {
-      return new WebhookEndpointService(await context.em('tickets'), context.config).rotateSecret(
-        id(flags, 'id'),
-      );
+      return (await endpoints(context)).rotateSecret(id(flags, 'id'));
     },
   },
   {
@@ -62,9 +59,7 @@ export const webhookCommands: CommandSpec[] = [
     summary: "Shows an endpoint's latest deliveries with every attempt (status, duration, error).",
     flags: { id: { description: 'Webhook endpoint id.', type: 'integer', required: true } },
     async run(flags, context) {
-      return new WebhookEndpointService(await context.em('tickets'), context.config).deliveries(
-        id(flags, 'id'),
-      );
+      return (await endpoints(context)).deliveries(id(flags, 'id'));
     },
   },
   {
