@@ -7,17 +7,19 @@ import { connectRedis, type Redis } from '../../../common/redis';
 import { ticketsSubgraph } from '../tickets.subgraph';
 import { JobQueues } from './job-queues';
 import { OutboxRelay } from './outbox-relay';
+import { SmsWorker } from './sms-worker';
 import { WebhookWorker } from './webhook-worker';
 
 export interface RunningEvents extends Running {
   port: number;
   relay: OutboxRelay;
   webhooks: WebhookWorker;
+  sms: SmsWorker;
   orm: MikroORM;
 }
 
 /**
- * The tickets events worker: relays the outbox and delivers webhooks. Any number may run; the
+ * The tickets events worker: relays the outbox, delivers webhooks and sends the SMS of ready tickets. Any number may run; the
  * outbox rows and delivery rows are shared out by row locks, so each event goes out once per
  * endpoint whatever the count.
  */
@@ -34,9 +36,11 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
   const queues = new JobQueues(config, true);
   const relay = new OutboxRelay(orm, redis, queues, config, logger);
   const webhooks = new WebhookWorker(orm, queues, config, logger);
+  const sms = new SmsWorker(orm, queues, redis, config, logger);
   try {
     await relay.start();
     webhooks.start();
+    sms.start();
   } catch (error) {
     await relay.stop();
     await queues.close();
@@ -54,10 +58,12 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
     port,
     relay,
     webhooks,
+    sms,
     orm,
     stop: stopOnce(async () => {
       await service.close();
       webhooks.stop();
+      sms.stop();
       await relay.stop();
       await queues.close();
       await orm.close(true);

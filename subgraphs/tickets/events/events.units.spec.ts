@@ -3,7 +3,7 @@ import { parseSchedule } from '../../../common/config';
 import { seal, unseal } from './secret-box';
 import { parseEvents } from './ticket-events';
 import { checkWebhookUrlForm, isPublicAddress } from './webhook-url';
-import { retryDelayMs } from './webhook-worker';
+import { retryDelayMs } from './delivery-rows';
 
 describe('webhook building blocks', () => {
   it('tells public addresses from loopback, private, link-local, metadata and reserved ones', () => {

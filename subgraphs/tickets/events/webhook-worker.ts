@@ -12,11 +12,10 @@ import {
   TIMESTAMP_HEADER,
 } from '../../../rest-adapter/webhooks/webhook-signature';
 import type { JobQueues } from './job-queues';
+import { MAX_RETRIES, retryDelayMs, sweepOverdue } from './delivery-rows';
 import { unseal } from './secret-box';
 import { checkWebhookUrlForm, vetWebhookHost } from './webhook-url';
 
-/** The document's limit: a delivery is retried up to 5 times after its first attempt. */
-export const WEBHOOK_RETRIES = 5;
 const CONCURRENCY = 16;
 const SWEEP_MS = 2_000;
 
@@ -35,11 +34,6 @@ interface ClaimedDelivery {
 interface AttemptOutcome {
   statusCode: number | null;
   error: string | null;
-}
-
-/** The wait before retry `n` (1-based): the schedule's entry, its last one once it runs out. */
-export function retryDelayMs(schedule: readonly number[], retry: number): number {
-  return schedule[Math.min(retry, schedule.length) - 1] ?? 0;
 }
 
 /**
@@ -69,19 +63,12 @@ export class WebhookWorker {
     clearInterval(this.sweeper);
   }
 
-  /** Re-enqueues due deliveries whose job was lost, and frees claims of a worker that died. */
-  async sweep(): Promise<void> {
-    const em = this.orm.em.fork();
-    await em.execute(
-      `update tickets.webhook_deliveries set status = 'pending', locked_until = null, updated_at = now()
-        where status = 'delivering' and locked_until < now()`,
-    );
-    const due = await em.execute<{ id: string; attempts: number }[]>(
-      `select id, attempts from tickets.webhook_deliveries
-        where status = 'pending' and next_attempt_at <= now() - interval '2 seconds'
-        order by next_attempt_at limit 500`,
-    );
-    for (const row of due) await this.queues.enqueue('webhooks', Number(row.id), row.attempts);
+  sweep(): Promise<void> {
+    return sweepOverdue(this.orm.em.fork(), this.queues, {
+      table: 'tickets.webhook_deliveries',
+      queue: 'webhooks',
+      busyStatus: 'delivering',
+    });
   }
 
   async deliver(id: number): Promise<void> {
@@ -106,7 +93,7 @@ export class WebhookWorker {
     const durationMs = Date.now() - started.getTime();
     const delivered = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
     const attempts = claimed.attempts + 1;
-    const finalFailure = !delivered && (attempts > WEBHOOK_RETRIES || claimed.deleted_at !== null);
+    const finalFailure = !delivered && (attempts > MAX_RETRIES || claimed.deleted_at !== null);
     const nextAt = new Date(Date.now() + retryDelayMs(this.config.webhooks.retryScheduleMs, attempts));
     const status = delivered ? 'succeeded' : finalFailure ? 'failed' : 'pending';
 

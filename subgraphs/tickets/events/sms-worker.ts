@@ -1,0 +1,154 @@
+import type { Config } from '../../../common/config';
+import type { MikroORM } from '../../../common/database';
+import { JsonHttpClient } from '../../../common/json-http';
+import type { Logger } from '../../../common/logger';
+import type { Redis } from '../../../common/redis';
+import { VenuePlanClient } from '../venue-plan.client';
+import { MAX_RETRIES, retryDelayMs, sweepOverdue } from './delivery-rows';
+import type { JobQueues } from './job-queues';
+
+const CONCURRENCY = 4;
+const SWEEP_MS = 2_000;
+const SEND_TIMEOUT_MS = 10_000;
+
+interface ClaimedSms {
+  id: string;
+  event_id: string;
+  to: string;
+  text: string;
+  attempts: number;
+  venue_id: string;
+}
+
+/** Hands one text to the provider; resolves when it accepted it, throws when it did not. */
+export type SmsDriver = (message: { id: string; to: string; text: string }) => Promise<void>;
+
+/** `log`: the row in sms_messages is the store, the log line the evidence. */
+function logDriver(logger: Logger): SmsDriver {
+  return ({ id, to, text }) => {
+    logger.info({ sms: id, to, text }, 'sms (log driver)');
+    return Promise.resolve();
+  };
+}
+
+/** `http`: POST {"to", "text"} with the optional Bearer token; the message id makes a resend recognisable. */
+function httpDriver(config: Config): SmsDriver {
+  const client = new JsonHttpClient(config.sms.httpUrl!, SEND_TIMEOUT_MS);
+  return async ({ id, to, text }) => {
+    const answer = await client.post(JSON.stringify({ to, text }), {
+      'idempotency-key': `sms-${id}`,
+      ...(config.sms.httpToken ? { authorization: `Bearer ${config.sms.httpToken}` } : {}),
+    });
+    if (answer.status < 200 || answer.status >= 300) {
+      throw new Error(`provider answered ${answer.status}: ${answer.text.slice(0, 200)}`);
+    }
+  };
+}
+
+/**
+ * Sends the one text of a ready ticket. The row is unique per ticket and claimed before sending,
+ * so retries, replicas and repeated moves cannot send a second; `sms_sent` turns true in the same
+ * transaction that records the provider's acceptance. The venue's plan is asked at send time, so
+ * a venue that lost SMS in between gets none (the row says `skipped`).
+ */
+export class SmsWorker {
+  private sweeper?: NodeJS.Timeout;
+  private readonly send: SmsDriver;
+  private readonly plans: VenuePlanClient;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly queues: JobQueues,
+    redis: Redis,
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {
+    this.send = config.sms.driver === 'http' ? httpDriver(config) : logDriver(logger);
+    this.plans = new VenuePlanClient(config.subgraphUrls.billing, redis, config.redisPrefix);
+  }
+
+  start(): void {
+    this.queues.queue('sms').process(CONCURRENCY, (job) => this.deliver(job.data.id));
+    this.sweeper = setInterval(
+      () => void this.sweep().catch((e: unknown) => this.logger.warn({ err: e }, 'sms sweep failed')),
+      SWEEP_MS,
+    );
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
+
+  sweep(): Promise<void> {
+    return sweepOverdue(this.orm.em.fork(), this.queues, {
+      table: 'tickets.sms_messages',
+      queue: 'sms',
+      busyStatus: 'sending',
+    });
+  }
+
+  async deliver(id: number): Promise<void> {
+    const em = this.orm.em.fork();
+    const [claimed] = await em.execute<ClaimedSms[]>(
+      `with claimed as (
+         update tickets.sms_messages set status = 'sending', updated_at = now(),
+                locked_until = now() + make_interval(secs => ?)
+          where id = ? and status = 'pending' and next_attempt_at <= now() + interval '1 second'
+          returning id, event_id, ticket_id, "to", "text", attempts)
+       select c.id, c.event_id, c."to", c."text", c.attempts, b.venue_id
+         from claimed c join tickets.tickets t on t.id = c.ticket_id join tickets.branches b on b.id = t.branch_id`,
+      [Math.ceil(SEND_TIMEOUT_MS / 1000) + 30, id],
+    );
+    if (claimed === undefined) return;
+    const attempts = claimed.attempts + 1;
+    let error: string | null = null;
+    try {
+      const entitlements = await this.plans.entitlementsOf(Number(claimed.venue_id));
+      if (!entitlements.sms) {
+        await this.settle(claimed.id, 'skipped', attempts, 'the venue plan does not include SMS');
+        return;
+      }
+      await this.send({ id: claimed.event_id, to: claimed.to, text: claimed.text });
+    } catch (failure) {
+      error = (failure as Error).message;
+    }
+    if (error === null) {
+      await em.transactional(async (tx) => {
+        await tx.execute(
+          `update tickets.sms_messages set status = 'sent', sent_at = now(), attempts = ?, last_error = null,
+                  locked_until = null, updated_at = now() where id = ?`,
+          [attempts, claimed.id],
+        );
+        await tx.execute(
+          `update tickets.tickets set sms_sent = true, updated_at = now()
+            where id = (select ticket_id from tickets.sms_messages where id = ?)`,
+          [claimed.id],
+        );
+      });
+      this.logger.info({ sms: Number(claimed.id), attempt: attempts }, 'sms accepted by the provider');
+      return;
+    }
+    if (attempts > MAX_RETRIES) {
+      await this.settle(claimed.id, 'failed', attempts, error);
+    } else {
+      const nextAt = new Date(Date.now() + retryDelayMs(this.config.sms.retryScheduleMs, attempts));
+      await this.settle(claimed.id, 'pending', attempts, error, nextAt);
+      await this.queues.enqueue('sms', Number(claimed.id), attempts, nextAt);
+    }
+    this.logger.warn({ sms: Number(claimed.id), attempt: attempts, error }, 'sms not accepted');
+  }
+
+  private async settle(
+    id: string,
+    status: 'pending' | 'failed' | 'skipped',
+    attempts: number,
+    error: string,
+    nextAt = new Date(),
+  ): Promise<void> {
+    await this.orm.em.fork().execute(
+      `update tickets.sms_messages set status = ?, attempts = ?, last_error = ?, next_attempt_at = ?,
+              locked_until = null, updated_at = now() where id = ?`,
+      [status, attempts, error, nextAt, id],
+    );
+  }
+}
