@@ -1,4 +1,5 @@
-import type { EntityManager } from '../../../common/database';
+import type { EntityManager, MikroORM } from '../../../common/database';
+import type { Logger } from '../../../common/logger';
 import type { JobQueues, QueueName } from './job-queues';
 
 /** The document's limit for webhooks, used for SMS too: up to 5 retries after the first attempt. */
@@ -9,12 +10,22 @@ export function retryDelayMs(schedule: readonly number[], retry: number): number
   return schedule[Math.min(retry, schedule.length) - 1] ?? 0;
 }
 
+const SWEEP_MS = 2_000;
+
 /** A table of delivery rows: `pending` → busy (claimed by a worker) → settled. */
 export interface DeliveryTable {
   table: 'tickets.webhook_deliveries' | 'tickets.sms_messages';
   queue: QueueName;
   busyStatus: 'delivering' | 'sending';
 }
+
+export const WEBHOOK_ROWS: DeliveryTable = {
+  table: 'tickets.webhook_deliveries',
+  queue: 'webhooks',
+  busyStatus: 'delivering',
+};
+
+export const SMS_ROWS: DeliveryTable = { table: 'tickets.sms_messages', queue: 'sms', busyStatus: 'sending' };
 
 /**
  * The safety net under the job queue: frees rows whose worker died mid-attempt, and enqueues due
@@ -33,4 +44,25 @@ export async function sweepOverdue(em: EntityManager, queues: JobQueues, rows: D
       order by next_attempt_at limit 500`,
   );
   for (const row of due) await queues.enqueue(rows.queue, Number(row.id), row.attempts);
+}
+
+/**
+ * Runs a worker over a delivery table: `deliver` for each job of its queue, and the overdue sweep
+ * every two seconds. Resolves to the function that stops the sweep; the queue stops with JobQueues.
+ */
+export function workDeliveryRows(
+  rows: DeliveryTable,
+  { orm, queues, logger }: { orm: MikroORM; queues: JobQueues; logger: Logger },
+  concurrency: number,
+  deliver: (id: number) => Promise<void>,
+): () => void {
+  queues.queue(rows.queue).process(concurrency, (job) => deliver(job.data.id));
+  const sweeper = setInterval(
+    () =>
+      void sweepOverdue(orm.em.fork(), queues, rows).catch((error: unknown) =>
+        logger.warn({ err: error, table: rows.table }, 'overdue sweep failed'),
+      ),
+    SWEEP_MS,
+  );
+  return () => clearInterval(sweeper);
 }

@@ -66,6 +66,7 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
       sms.stop();
       await relay.stop();
       await queues.close();
+      sms.close();
       await orm.close(true);
       redis.disconnect();
       logger.info('tickets-events stopped');

@@ -4,11 +4,10 @@ import { JsonHttpClient } from '../../../common/json-http';
 import type { Logger } from '../../../common/logger';
 import type { Redis } from '../../../common/redis';
 import { VenuePlanClient } from '../venue-plan.client';
-import { MAX_RETRIES, retryDelayMs, sweepOverdue } from './delivery-rows';
+import { MAX_RETRIES, retryDelayMs, SMS_ROWS, workDeliveryRows } from './delivery-rows';
 import type { JobQueues } from './job-queues';
 
 const CONCURRENCY = 4;
-const SWEEP_MS = 2_000;
 const SEND_TIMEOUT_MS = 10_000;
 
 interface ClaimedSms {
@@ -21,20 +20,26 @@ interface ClaimedSms {
 }
 
 /** Hands one text to the provider; resolves when it accepted it, throws when it did not. */
-export type SmsDriver = (message: { id: string; to: string; text: string }) => Promise<void>;
+export interface SmsDriver {
+  send(message: { id: string; to: string; text: string }): Promise<void>;
+  close(): void;
+}
 
 /** `log`: the row in sms_messages is the store, the log line the evidence. */
 function logDriver(logger: Logger): SmsDriver {
-  return ({ id, to, text }) => {
-    logger.info({ sms: id, to, text }, 'sms (log driver)');
-    return Promise.resolve();
+  return {
+    send: ({ id, to, text }) => {
+      logger.info({ sms: id, to, text }, 'sms (log driver)');
+      return Promise.resolve();
+    },
+    close: () => undefined,
   };
 }
 
 /** `http`: POST {"to", "text"} with the optional Bearer token; the message id makes a resend recognisable. */
 function httpDriver(config: Config): SmsDriver {
   const client = new JsonHttpClient(config.sms.httpUrl!, SEND_TIMEOUT_MS);
-  return async ({ id, to, text }) => {
+  const send: SmsDriver['send'] = async ({ id, to, text }) => {
     const answer = await client.post(JSON.stringify({ to, text }), {
       'idempotency-key': `sms-${id}`,
       ...(config.sms.httpToken ? { authorization: `Bearer ${config.sms.httpToken}` } : {}),
@@ -43,6 +48,7 @@ function httpDriver(config: Config): SmsDriver {
       throw new Error(`provider answered ${answer.status}: ${answer.text.slice(0, 200)}`);
     }
   };
+  return { send, close: () => client.close() };
 }
 
 /**
@@ -52,8 +58,8 @@ function httpDriver(config: Config): SmsDriver {
  * a venue that lost SMS in between gets none (the row says `skipped`).
  */
 export class SmsWorker {
-  private sweeper?: NodeJS.Timeout;
-  private readonly send: SmsDriver;
+  private stopSweep?: () => void;
+  private readonly driver: SmsDriver;
   private readonly plans: VenuePlanClient;
 
   constructor(
@@ -63,28 +69,26 @@ export class SmsWorker {
     private readonly config: Config,
     private readonly logger: Logger,
   ) {
-    this.send = config.sms.driver === 'http' ? httpDriver(config) : logDriver(logger);
+    this.driver = config.sms.driver === 'http' ? httpDriver(config) : logDriver(logger);
     this.plans = new VenuePlanClient(config.subgraphUrls.billing, redis, config.redisPrefix);
   }
 
   start(): void {
-    this.queues.queue('sms').process(CONCURRENCY, (job) => this.deliver(job.data.id));
-    this.sweeper = setInterval(
-      () => void this.sweep().catch((e: unknown) => this.logger.warn({ err: e }, 'sms sweep failed')),
-      SWEEP_MS,
+    this.stopSweep = workDeliveryRows(
+      SMS_ROWS,
+      { orm: this.orm, queues: this.queues, logger: this.logger },
+      CONCURRENCY,
+      (id) => this.deliver(id),
     );
   }
 
   stop(): void {
-    clearInterval(this.sweeper);
+    this.stopSweep?.();
   }
 
-  sweep(): Promise<void> {
-    return sweepOverdue(this.orm.em.fork(), this.queues, {
-      table: 'tickets.sms_messages',
-      queue: 'sms',
-      busyStatus: 'sending',
-    });
+  /** After the queue has let its in-flight jobs finish. */
+  close(): void {
+    this.driver.close();
   }
 
   async deliver(id: number): Promise<void> {
@@ -108,7 +112,7 @@ export class SmsWorker {
         await this.settle(claimed.id, 'skipped', attempts, 'the venue plan does not include SMS');
         return;
       }
-      await this.send({ id: claimed.event_id, to: claimed.to, text: claimed.text });
+      await this.driver.send({ id: claimed.event_id, to: claimed.to, text: claimed.text });
     } catch (failure) {
       error = (failure as Error).message;
     }

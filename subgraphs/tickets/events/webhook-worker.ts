@@ -12,12 +12,11 @@ import {
   TIMESTAMP_HEADER,
 } from '../../../rest-adapter/webhooks/webhook-signature';
 import type { JobQueues } from './job-queues';
-import { MAX_RETRIES, retryDelayMs, sweepOverdue } from './delivery-rows';
+import { MAX_RETRIES, retryDelayMs, WEBHOOK_ROWS, workDeliveryRows } from './delivery-rows';
 import { unseal } from './secret-box';
 import { checkWebhookUrlForm, vetWebhookHost } from './webhook-url';
 
 const CONCURRENCY = 16;
-const SWEEP_MS = 2_000;
 
 interface ClaimedDelivery {
   id: string;
@@ -42,7 +41,7 @@ interface AttemptOutcome {
  * schedules the next one or settles the delivery, all from Postgres' point of view.
  */
 export class WebhookWorker {
-  private sweeper?: NodeJS.Timeout;
+  private stopSweep?: () => void;
 
   constructor(
     private readonly orm: MikroORM,
@@ -52,23 +51,16 @@ export class WebhookWorker {
   ) {}
 
   start(): void {
-    this.queues.queue('webhooks').process(CONCURRENCY, (job) => this.deliver(job.data.id));
-    this.sweeper = setInterval(
-      () => void this.sweep().catch((e: unknown) => this.logger.warn({ err: e }, 'webhook sweep failed')),
-      SWEEP_MS,
+    this.stopSweep = workDeliveryRows(
+      WEBHOOK_ROWS,
+      { orm: this.orm, queues: this.queues, logger: this.logger },
+      CONCURRENCY,
+      (id) => this.deliver(id),
     );
   }
 
   stop(): void {
-    clearInterval(this.sweeper);
-  }
-
-  sweep(): Promise<void> {
-    return sweepOverdue(this.orm.em.fork(), this.queues, {
-      table: 'tickets.webhook_deliveries',
-      queue: 'webhooks',
-      busyStatus: 'delivering',
-    });
+    this.stopSweep?.();
   }
 
   async deliver(id: number): Promise<void> {
