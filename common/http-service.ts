@@ -18,6 +18,8 @@ export interface HttpServiceOptions {
   checks: ReadinessCheck[];
   readyCheckTimeoutMs: number;
   shutdownTimeoutMs: number;
+  /** Figures `/healthz` reports beside its status, such as a gateway's live subscribers. */
+  health?: () => Record<string, unknown>;
 }
 
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
@@ -36,7 +38,7 @@ export class HttpService {
     config: Config,
     name: string,
     logger: Logger,
-    backing: { postgres: () => Promise<unknown>; redis: Redis },
+    backing: { postgres: () => Promise<unknown>; redis: Redis; health?: () => Record<string, unknown> },
   ): HttpService {
     return new HttpService({
       name,
@@ -47,6 +49,7 @@ export class HttpService {
       ],
       readyCheckTimeoutMs: config.readyCheckTimeoutMs,
       shutdownTimeoutMs: config.shutdownTimeoutMs,
+      health: backing.health,
     });
   }
 
@@ -58,7 +61,7 @@ export class HttpService {
     this.app.set('trust proxy', 'loopback');
     this.app.use((req, res, next) => this.track(req, res, next));
     this.app.get('/healthz', (_req, res) => {
-      res.json({ status: 'ok', service: options.name });
+      res.json({ status: 'ok', service: options.name, ...options.health?.() });
     });
     this.app.get('/readyz', (_req, res, next) => {
       this.readiness().then(({ ready, checks }) => {

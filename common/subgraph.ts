@@ -3,7 +3,7 @@ import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/dis
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { parse, type GraphQLSchema } from 'graphql';
+import { GraphQLError, Kind, parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type ContainerType } from 'type-graphql';
 import type { Config, SubgraphName } from './config';
 import { openSchema, type EntityManager, type MikroORM, type SchemaModule } from './database';
@@ -52,6 +52,11 @@ export interface SubgraphDefinition {
   orphanedTypes?: Function[];
   /** `__resolveReference` per entity type, for the gateway's entity fetches. */
   referenceResolvers?: Record<string, { __resolveReference: ReferenceResolver }>;
+  /**
+   * SDL of a `Subscription` type the subgraph declares for the graph but does not serve: the
+   * gateway serves subscriptions over graphql-ws from the subgraph's events (docs/ARCHITECTURE.md).
+   */
+  subscriptionTypeDefs?: string;
   /** Resolver instances for one request, wired with that request's scope. */
   createResolvers(scope: RequestScope): object[];
   /** Makes the process-wide state handed to every request as `scope.shared`. */
@@ -79,10 +84,28 @@ export async function buildSubgraphGraphQLSchema(definition: SubgraphDefinition)
       ...fields,
     } as GraphQLResolverMap<unknown>[string];
   }
+  const subscriptions = definition.subscriptionTypeDefs ?? '';
+  if (subscriptions !== '') resolvers.Subscription = servedByTheGateway(subscriptions);
   return buildSubgraphSchema({
-    typeDefs: parse(`${FEDERATION_LINK}\n${printSchemaWithDirectives(typeGraphQLSchema)}`),
+    typeDefs: parse(`${FEDERATION_LINK}\n${printSchemaWithDirectives(typeGraphQLSchema)}\n${subscriptions}`),
     resolvers,
   });
+}
+
+/** Each declared subscription field answers a direct subscribe with where to subscribe instead. */
+function servedByTheGateway(typeDefs: string): GraphQLResolverMap<unknown>[string] {
+  const fields: Record<string, { subscribe: () => never }> = {};
+  for (const definition of parse(typeDefs).definitions) {
+    if (definition.kind !== Kind.OBJECT_TYPE_DEFINITION || definition.name.value !== 'Subscription') continue;
+    for (const field of definition.fields ?? []) {
+      fields[field.name.value] = {
+        subscribe: () => {
+          throw new GraphQLError('Subscriptions are served by the gateway over graphql-ws on /graphql.');
+        },
+      };
+    }
+  }
+  return fields;
 }
 
 /** The SDL a subgraph contributes to the supergraph, as committed under `schema/`. */

@@ -9,6 +9,9 @@ import { createLogger } from '../common/logger';
 import { SUPERGRAPH_FILE } from '../common/paths';
 import { stopOnce, type Running } from '../common/process';
 import { connectRedis } from '../common/redis';
+import type { GraphQLSchema } from 'graphql';
+import type { RunQuery } from './live/live-hub';
+import { startLiveServer, type RunningLiveServer } from './live/live-server';
 import { subgraphFetcher } from './subgraph-fetcher';
 import {
   FORWARDED_HEADERS,
@@ -44,12 +47,24 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
         fetcher,
       }),
   });
+  let apiSchema: GraphQLSchema | undefined;
+  gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));
   const apollo = new ApolloServer<GatewayContext>({ gateway, ...platformApolloOptions(logger) });
   await apollo.start();
+  if (apiSchema === undefined) throw new Error('the gateway started without its schema');
+
+  const runQuery: RunQuery = async (query, variables, headers) => {
+    const response = await apollo.executeOperation({ query, variables }, { contextValue: { headers } });
+    if (response.body.kind !== 'single') throw new Error('the gateway answered in increments');
+    return response.body.singleResult;
+  };
+  // Filled once the HTTP server listens, since graphql-ws shares its port.
+  const live: { server?: RunningLiveServer } = {};
 
   const service = HttpService.forPlatform(config, 'gateway', logger, {
     postgres: () => pool.query('select 1'),
     redis,
+    health: () => ({ subscribers: live.server?.hub.subscribers ?? 0 }),
   });
   mountGraphQL(service, apollo, ({ req }) => {
     const headers: GatewayContext['headers'] = {};
@@ -60,10 +75,20 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     return Promise.resolve({ headers });
   });
   const port = await service.listen(config.ports.gateway, config.listenHost);
+  live.server = await startLiveServer({
+    server: service.httpServer,
+    apiSchema,
+    runQuery,
+    redis,
+    config,
+    logger,
+  });
 
   return {
     port,
     stop: stopOnce(async () => {
+      // Subscribers are told to reconnect elsewhere (1001) before the HTTP side drains.
+      await live.server?.stop();
       await service.close();
       await apollo.stop();
       await pool.end();

@@ -1,5 +1,6 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { REQUEST_ID_HEADER } from '../common/request-context';
+import { TICKET_TOKEN_HEADER } from '../subgraphs/tickets/events/live-event';
 
 /** Headers a subgraph needs to decide who is asking and how to answer. */
 export const FORWARDED_HEADERS = [
@@ -7,6 +8,7 @@ export const FORWARDED_HEADERS = [
   'authorization',
   'x-api-key',
   'accept-language',
+  TICKET_TOKEN_HEADER,
 ] as const;
 
 export interface GatewayContext {

@@ -4,6 +4,12 @@ import type { AccessCache } from './access-cache';
 import { hashKey, type ApiKeyService, type Principal } from './api-key.service';
 import type { VenueEntitlements, VenuePlanClient } from './venue-plan.client';
 
+/** The credentials a request may carry: a branch key, or a ticket's own token for that one ticket. */
+export interface TicketCredentials {
+  authorization: string | undefined;
+  ticketToken: string | undefined;
+}
+
 /** The credential of a request: `Authorization: Bearer <key>`. */
 export function bearerKey(authorization: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
@@ -18,12 +24,20 @@ export class TicketAccess {
   private principal?: Promise<Principal>;
 
   constructor(
-    private readonly authorization: string | undefined,
+    private readonly credentials: TicketCredentials,
     private readonly apiKeys: ApiKeyService,
     private readonly plans: VenuePlanClient,
     private readonly cache: AccessCache,
     private readonly requestId?: string,
   ) {}
+
+  /**
+   * The ticket token a request reads by instead of a key. A key wins when both are sent, so a token
+   * can never widen what a key's request sees.
+   */
+  get ticketToken(): string | undefined {
+    return this.credentials.authorization === undefined ? this.credentials.ticketToken : undefined;
+  }
 
   async require(scope: TicketScope): Promise<Principal> {
     const principal = await (this.principal ??= this.authenticate());
@@ -32,7 +46,7 @@ export class TicketAccess {
   }
 
   private async authenticate(): Promise<Principal> {
-    const key = bearerKey(this.authorization);
+    const key = bearerKey(this.credentials.authorization);
     if (key === undefined) throw new UnauthenticatedError('Unauthenticated.');
     const principal = await this.principalOf(key);
     if (principal === null) throw new UnauthenticatedError('Unauthenticated.');

@@ -1,5 +1,6 @@
 import { Arg, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
+import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
+import { TOKEN_HIDDEN_FIELDS } from './events/live-event';
 import { TicketAccess } from './ticket-access';
 import { DEFAULT_PER_PAGE, TICKET_LIMITS, type TicketMove } from './ticket.rules';
 import { TicketService, type TicketRef } from './ticket.service';
@@ -18,6 +19,15 @@ import { STATUS_TEXT } from './ticket.texts';
 import { BranchType, toBranchType, toVenueType, VenueType } from './venue.type';
 import { VenueService } from './venue.service';
 import type { TicketStatusValue } from './ticket.type';
+
+function unlessReadByToken(ticket: TicketType, field: (typeof TOKEN_HIDDEN_FIELDS)[number]): string | null {
+  if (ticket.readByToken === true) {
+    throw new ForbiddenError(
+      `The ticket token does not reveal ${field}; it needs a key of the ticket's branch.`,
+    );
+  }
+  return ticket[field];
+}
 
 /** Exactly one of id and externalId; an id that is not a positive integer names no ticket. */
 export function ticketRef(id: string | null | undefined, externalId: string | null | undefined): TicketRef {
@@ -49,10 +59,25 @@ export class TicketResolver {
     return true;
   }
 
-  @Query(() => TicketType, { description: 'A ticket of the key’s branch. Needs tickets:read.' })
+  @Query(() => TicketType, {
+    description:
+      'A ticket of the key’s branch. Needs tickets:read, or the ticket’s own token in X-Ticket-Token, which does not reveal externalId, customerName or note.',
+  })
   async ticket(@Arg('id', () => ID) id: string): Promise<TicketType> {
+    const token = this.access.ticketToken;
+    if (token !== undefined) {
+      const view = await this.ticketService.byToken(token);
+      if (view === null || String(view.ticket.id) !== id) throw new NotFoundError('Ticket not found.');
+      return { ...toTicketType(view.ticket, this.present), readByToken: true };
+    }
     const principal = await this.access.require('tickets:read');
     return toTicketType(await this.ticketService.get(principal, ticketRef(id, null)), this.present);
+  }
+
+  @Query(() => BranchType, { description: 'The branch of the request’s key. Needs tickets:read.' })
+  async currentBranch(): Promise<BranchType> {
+    const principal = await this.access.require('tickets:read');
+    return toBranchType(await this.venueService.getBranch(principal.branchId));
   }
 
   @Query(() => TicketType, {
@@ -173,6 +198,21 @@ export class TicketResolver {
   ): Promise<TicketType> {
     const principal = await this.access.require('tickets:write');
     return toTicketType(await this.ticketService.ring(principal, ticketRef(id, externalId)), this.present);
+  }
+
+  @FieldResolver()
+  externalId(@Root() ticket: TicketType): string | null {
+    return unlessReadByToken(ticket, 'externalId');
+  }
+
+  @FieldResolver()
+  customerName(@Root() ticket: TicketType): string | null {
+    return unlessReadByToken(ticket, 'customerName');
+  }
+
+  @FieldResolver()
+  note(@Root() ticket: TicketType): string | null {
+    return unlessReadByToken(ticket, 'note');
   }
 
   @FieldResolver(() => BranchType)

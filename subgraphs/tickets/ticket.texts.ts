@@ -1,12 +1,5 @@
+import type { TextLanguage } from '../../common/language';
 import { TicketSource, type TicketStatus } from './ticket.entity';
-
-export type TextLanguage = 'en' | 'ar';
-
-/** English unless the caller asks for Arabic first (`Accept-Language: ar`). */
-export function languageOf(acceptLanguage: string | undefined): TextLanguage {
-  const first = acceptLanguage?.split(',')[0]?.trim().toLowerCase() ?? '';
-  return first === 'ar' || first.startsWith('ar-') ? 'ar' : 'en';
-}
 
 export const STATUS_TEXT: Record<TicketStatus, Record<TextLanguage, string>> = {
   waiting: { en: 'Waiting', ar: 'قيد الانتظار' },

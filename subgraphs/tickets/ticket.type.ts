@@ -1,6 +1,7 @@
 import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { Ticket } from './ticket.entity';
-import { SOURCE_TEXT, STATUS_TEXT, type TextLanguage } from './ticket.texts';
+import type { TextLanguage } from '../../common/language';
+import { SOURCE_TEXT, STATUS_TEXT } from './ticket.texts';
 
 /** GraphQL names the statuses in capitals; the stored and REST values are lower case. */
 export enum TicketStatusValue {
@@ -97,6 +98,9 @@ export class TicketType {
 
   @Field(() => Date)
   updatedAt!: Date;
+
+  /** Read with the ticket's token rather than a key: TOKEN_HIDDEN_FIELDS answer FORBIDDEN. */
+  readByToken?: boolean;
 }
 
 @ObjectType('PublicTicket', { description: 'What the customer page of a ticket shows: no phone, no note.' })

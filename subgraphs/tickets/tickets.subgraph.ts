@@ -5,11 +5,12 @@ import { ApiKey } from './api-key.entity';
 import { ApiKeyService } from './api-key.service';
 import { Branch } from './branch.entity';
 import { OutboxEvent } from './outbox-event.entity';
+import { TICKET_TOKEN_HEADER } from './events/live-event';
 import { TicketAccess } from './ticket-access';
 import { Ticket } from './ticket.entity';
 import { BranchResolver, TicketResolver } from './ticket.resolver';
 import { TicketService } from './ticket.service';
-import { languageOf } from './ticket.texts';
+import { languageOf } from '../../common/language';
 import { Venue } from './venue.entity';
 import { VenuePlanClient } from './venue-plan.client';
 import { VenueService } from './venue.service';
@@ -27,10 +28,32 @@ function ticketResolver(scope: RequestScope): TicketResolver {
   return new TicketResolver(
     new TicketService(scope.em),
     new VenueService(scope.em),
-    new TicketAccess(scope.headers.authorization, apiKeys, plans, accessCacheOf(scope), scope.requestId),
+    new TicketAccess(
+      { authorization: scope.headers.authorization, ticketToken: scope.headers[TICKET_TOKEN_HEADER] },
+      apiKeys,
+      plans,
+      accessCacheOf(scope),
+      scope.requestId,
+    ),
     { publicBaseUrl: scope.config.publicBaseUrl, language: languageOf(scope.headers['accept-language']) },
   );
 }
+
+const TICKET_SUBSCRIPTIONS = `
+type Subscription {
+  """
+  The ticket after every change (status, ring, link). Needs no key: the ticket's token is the
+  credential, and it does not reveal externalId, customerName or note.
+  """
+  ticketUpdated(token: String!): Ticket!
+
+  """
+  Every change of every ticket of the branch of the key given as {"authorization": "Bearer …"} in
+  connection_init. Needs tickets:read.
+  """
+  branchTicketsUpdated: Ticket!
+}
+`;
 
 /** Ticket calling: venues, branches, keys and tickets live in the `tickets` schema. */
 export const ticketsSubgraph: SubgraphDefinition = {
@@ -55,6 +78,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
       },
     },
   },
+  subscriptionTypeDefs: TICKET_SUBSCRIPTIONS,
   startShared: ({ config, redis }) => AccessCache.listen(redis, config.redisPrefix),
   createResolvers: (scope) => [ticketResolver(scope), new BranchResolver(new VenueService(scope.em))],
 };

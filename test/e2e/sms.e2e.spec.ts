@@ -4,6 +4,7 @@ import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/
 import { TicketService } from '../../subgraphs/tickets/ticket.service';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
+import { waitUntil } from '../support/wait';
 
 interface ProviderRequest {
   headers: IncomingHttpHeaders;
@@ -38,14 +39,6 @@ class FakeProvider {
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise((resolve) => this.server?.close(resolve));
-  }
-}
-
-async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

@@ -2,6 +2,7 @@ import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { waitUntil } from '../support/wait';
 
 interface Delivery {
   id: number;
@@ -241,11 +242,3 @@ describe('signed webhooks from the outbox, on real Postgres, Redis and HTTP', ()
     ).rejects.toThrow(/unknown: ticket\.made/);
   });
 });
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

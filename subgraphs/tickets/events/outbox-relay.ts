@@ -5,25 +5,11 @@ import type { Logger } from '../../../common/logger';
 import type { Redis } from '../../../common/redis';
 import type { JobQueues } from './job-queues';
 import { smsText } from './sms-text';
-import { ticketOfSnapshot, ticketResourceOf, webhookBody } from './webhook-body';
+import { liveEventsChannel, type LiveEvent } from './live-event';
+import { liveTicketOf, ticketOfSnapshot, webhookBody } from './webhook-body';
 
 const BATCH = 100;
 const POLL_MS = 1_000;
-
-/** The Redis channel every live subscriber listens on; one message per committed ticket event. */
-export function liveEventsChannel(redisPrefix: string): string {
-  return `${redisPrefix}tickets:events`;
-}
-
-export interface LiveEvent {
-  id: string;
-  event: string;
-  venueId: number;
-  branchId: number;
-  ticketId: number;
-  token: string;
-  ticket: Record<string, unknown>;
-}
 
 interface OutboxRow {
   id: string;
@@ -109,13 +95,9 @@ export class OutboxRelay {
           where published_at is null order by id limit ${BATCH} for update skip locked`,
       );
       for (const row of rows) {
-        const snapshot = row.payload.ticket;
-        const ticket = ticketOfSnapshot(snapshot);
-        const body = webhookBody(
-          row.event_id,
-          row.event,
-          ticketResourceOf(ticket, this.config.publicBaseUrl),
-        );
+        const ticket = ticketOfSnapshot(row.payload.ticket);
+        const graph = liveTicketOf(ticket, this.config.publicBaseUrl);
+        const body = webhookBody(row.event_id, row.event, graph.en);
         const deliveries = await tx.execute<{ id: string }[]>(
           `insert into tickets.webhook_deliveries (endpoint_id, event_id, event, body)
            select e.id, ?, ?, ? from tickets.webhook_endpoints e
@@ -145,7 +127,7 @@ export class OutboxRelay {
           branchId: ticket.branchId,
           ticketId: ticket.id,
           token: ticket.token,
-          ticket: snapshot,
+          ticket: graph,
         };
         await this.redis.publish(liveEventsChannel(this.config.redisPrefix), JSON.stringify(live));
       }

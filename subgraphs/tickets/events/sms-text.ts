@@ -1,4 +1,4 @@
-import type { TextLanguage } from '../ticket.texts';
+import type { TextLanguage } from '../../../common/language';
 
 /** The one text a customer gets when the order is ready, in the venue's language. */
 export function smsText(language: TextLanguage, number: string, venueName: string): string {

@@ -1,7 +1,9 @@
 import { toTicketResource, type GraphTicket } from '../../../rest-adapter/tickets/ticket.resource';
 import type { TicketResource } from '../../../rest-adapter/tickets/tickets.schemas';
 import { Ticket } from '../ticket.entity';
+import type { TextLanguage } from '../../../common/language';
 import { toTicketType } from '../ticket.type';
+import type { LiveTicket } from './live-event';
 
 const DATE_FIELDS = [
   'linkedAt',
@@ -25,14 +27,11 @@ export function ticketOfSnapshot(snapshot: Record<string, unknown>): Ticket {
   return ticket;
 }
 
-/**
- * The document's Ticket resource as of the event, exactly as REST reads show it. Texts are in
- * English, as REST answers a request without Accept-Language (docs/API-DECISIONS.md).
- */
-export function ticketResourceOf(ticket: Ticket, publicBaseUrl: string): TicketResource {
-  const type = toTicketType(ticket, { publicBaseUrl, language: 'en' });
+/** The ticket as the graph's `Ticket` answers it (without `branch`), texts in the language. */
+export function graphTicketOf(ticket: Ticket, publicBaseUrl: string, language: TextLanguage): GraphTicket {
+  const type = toTicketType(ticket, { publicBaseUrl, language });
   const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
-  const graph: GraphTicket = {
+  return {
     ...type,
     status: type.status.toUpperCase() as GraphTicket['status'],
     linkedAt: iso(type.linkedAt),
@@ -42,10 +41,19 @@ export function ticketResourceOf(ticket: Ticket, publicBaseUrl: string): TicketR
     createdAt: type.createdAt.toISOString(),
     updatedAt: type.updatedAt.toISOString(),
   };
-  return toTicketResource(graph);
 }
 
-/** The bytes every attempt of a delivery sends: `{"id", "event", "data": {"ticket"}}`. */
-export function webhookBody(eventId: string, event: string, ticket: TicketResource): string {
+/** Both languages' graph ticket, for live subscribers whichever language they asked for. */
+export function liveTicketOf(ticket: Ticket, publicBaseUrl: string): LiveTicket {
+  return { en: graphTicketOf(ticket, publicBaseUrl, 'en'), ar: graphTicketOf(ticket, publicBaseUrl, 'ar') };
+}
+
+/**
+ * The bytes every attempt of a delivery sends: `{"id", "event", "data": {"ticket"}}`, the ticket
+ * exactly as REST reads show it. Texts are in English, as REST answers a request without
+ * Accept-Language (docs/API-DECISIONS.md).
+ */
+export function webhookBody(eventId: string, event: string, english: GraphTicket): string {
+  const ticket: TicketResource = toTicketResource(english);
   return JSON.stringify({ id: eventId, event, data: { ticket } });
 }

@@ -1,0 +1,211 @@
+import { execute, type FormattedExecutionResult, type GraphQLSchema } from 'graphql';
+import type { TextLanguage } from '../../common/language';
+import type { Logger } from '../../common/logger';
+import { REQUEST_ID_HEADER } from '../../common/request-context';
+import {
+  TICKET_TOKEN_HEADER,
+  TOKEN_HIDDEN_FIELDS,
+  type LiveEvent,
+} from '../../subgraphs/tickets/events/live-event';
+import type { GatewayContext } from '../header-forwarding.data-source';
+import { LIVE_TICKET_ID, type LivePlan } from './live-plan';
+
+/** Who a subscription reads as: a ticket's token for that ticket, or a branch key for its branch. */
+export type LiveReader =
+  | { kind: 'token'; token: string; language: TextLanguage }
+  | { kind: 'branch'; branchId: number; authorization: string; language: TextLanguage };
+
+/** Runs an operation through the gateway with the given headers, as an HTTP request would. */
+export type RunQuery = (
+  query: string,
+  variables: Record<string, unknown>,
+  headers: GatewayContext['headers'],
+) => Promise<FormattedExecutionResult>;
+
+export interface LiveSubscription {
+  reader: LiveReader;
+  plan: LivePlan;
+  rootField: string;
+  variables: Record<string, unknown>;
+  operationName: string | undefined;
+}
+
+/**
+ * Results a subscriber has not taken yet. A socket that stops reading would otherwise hold every
+ * later event in the gateway's memory; past this the subscription completes and the client
+ * resubscribes and refetches, which a client must do after any gap anyway.
+ */
+const MAX_PENDING = 256;
+
+const HIDDEN_FROM_TOKEN: ReadonlySet<string> = new Set(TOKEN_HIDDEN_FIELDS);
+
+/** One subscriber's stream: graphql-ws iterates it and `return()`s it when the client goes away. */
+export class LiveSink implements AsyncIterableIterator<FormattedExecutionResult> {
+  private readonly pending: FormattedExecutionResult[] = [];
+  private waiting?: (result: IteratorResult<FormattedExecutionResult>) => void;
+  private done = false;
+
+  constructor(private readonly onEnd: (sink: LiveSink) => void) {}
+
+  push(result: FormattedExecutionResult): void {
+    if (this.done) return;
+    const waiting = this.waiting;
+    if (waiting !== undefined) {
+      this.waiting = undefined;
+      waiting({ value: result, done: false });
+    } else if (this.pending.length >= MAX_PENDING) {
+      void this.return();
+    } else {
+      this.pending.push(result);
+    }
+  }
+
+  next(): Promise<IteratorResult<FormattedExecutionResult>> {
+    const result = this.pending.shift();
+    if (result !== undefined) return Promise.resolve({ value: result, done: false });
+    if (this.done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  return(): Promise<IteratorResult<FormattedExecutionResult>> {
+    if (!this.done) {
+      this.done = true;
+      this.onEnd(this);
+      this.waiting?.({ value: undefined, done: true });
+      this.waiting = undefined;
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<FormattedExecutionResult> {
+    return this;
+  }
+}
+
+/**
+ * Subscribers with the same credentials, language and operation share one result per event, so an
+ * event costs one execution per distinct subscription, not one per socket.
+ */
+class LiveGroup {
+  readonly sinks = new Set<LiveSink>();
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly subscription: LiveSubscription,
+    private readonly schema: GraphQLSchema,
+    private readonly runQuery: RunQuery,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Results reach subscribers in event order even when one needs a gateway round trip. */
+  deliver(event: LiveEvent): void {
+    this.tail = this.tail
+      .then(async () => {
+        const result = await this.resultOf(event);
+        for (const sink of this.sinks) sink.push(result);
+      })
+      .catch((error: unknown) =>
+        this.logger.error({ err: error, eventId: event.id }, 'live event could not be resolved'),
+      );
+  }
+
+  private async resultOf(event: LiveEvent): Promise<FormattedExecutionResult> {
+    const { reader, plan, rootField, variables, operationName } = this.subscription;
+    const ticket = event.ticket[reader.language];
+    if (this.answerableFrom(ticket)) {
+      const result = await execute({
+        schema: this.schema,
+        document: plan.document,
+        rootValue: { [rootField]: ticket },
+        variableValues: variables,
+        operationName,
+      });
+      return {
+        ...(result.data !== undefined ? { data: result.data } : {}),
+        ...(result.errors !== undefined ? { errors: result.errors.map((e) => e.toJSON()) } : {}),
+      };
+    }
+    const headers: GatewayContext['headers'] = {
+      [REQUEST_ID_HEADER]: event.id,
+      'accept-language': reader.language,
+      ...(reader.kind === 'token'
+        ? { [TICKET_TOKEN_HEADER]: reader.token }
+        : { authorization: reader.authorization }),
+    };
+    return this.runQuery(plan.query, { ...variables, [LIVE_TICKET_ID]: String(event.ticketId) }, headers);
+  }
+
+  private answerableFrom(ticket: object): boolean {
+    const { plan, reader } = this.subscription;
+    if (plan.nested) return false;
+    for (const field of plan.fields) {
+      if (field === '__typename') continue;
+      if (!(field in ticket)) return false;
+      if (reader.kind === 'token' && HIDDEN_FROM_TOKEN.has(field)) return false;
+    }
+    return true;
+  }
+}
+
+/** Every live subscription of this gateway process, indexed by what an event names. */
+export class LiveHub {
+  private readonly groups = new Map<string, LiveGroup>();
+  /** `token:<token>` and `branch:<id>` to the groups reading that ticket or branch. */
+  private readonly bySlot = new Map<string, Set<LiveGroup>>();
+  private sinkCount = 0;
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly runQuery: RunQuery,
+    private readonly logger: Logger,
+  ) {}
+
+  get subscribers(): number {
+    return this.sinkCount;
+  }
+
+  join(subscription: LiveSubscription): LiveSink {
+    const key = groupKey(subscription);
+    let group = this.groups.get(key);
+    if (group === undefined) {
+      group = new LiveGroup(subscription, this.schema, this.runQuery, this.logger);
+      this.groups.set(key, group);
+      const slot = slotOf(subscription.reader);
+      const slotGroups = this.bySlot.get(slot) ?? new Set<LiveGroup>();
+      slotGroups.add(group);
+      this.bySlot.set(slot, slotGroups);
+    }
+    const joined = group;
+    const sink = new LiveSink((ended) => {
+      this.sinkCount -= 1;
+      joined.sinks.delete(ended);
+      if (joined.sinks.size === 0) this.leave(key, joined);
+    });
+    group.sinks.add(sink);
+    this.sinkCount += 1;
+    return sink;
+  }
+
+  dispatch(event: LiveEvent): void {
+    for (const slot of [`token:${event.token}`, `branch:${event.branchId}`]) {
+      for (const group of this.bySlot.get(slot) ?? []) group.deliver(event);
+    }
+  }
+
+  private leave(key: string, group: LiveGroup): void {
+    this.groups.delete(key);
+    const slot = slotOf(group.subscription.reader);
+    const slotGroups = this.bySlot.get(slot);
+    slotGroups?.delete(group);
+    if (slotGroups?.size === 0) this.bySlot.delete(slot);
+  }
+}
+
+function slotOf(reader: LiveReader): string {
+  return reader.kind === 'token' ? `token:${reader.token}` : `branch:${reader.branchId}`;
+}
+
+function groupKey({ reader, plan, variables, operationName }: LiveSubscription): string {
+  const who = reader.kind === 'token' ? reader.token : reader.authorization;
+  return JSON.stringify([reader.kind, who, reader.language, plan.query, operationName ?? null, variables]);
+}
