@@ -19,7 +19,8 @@ export interface HttpCall {
   body?: string;
 }
 
-function percentile(sorted: number[], p: number): number {
+/** The p-th percentile of ascending values, to 0.01. */
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   const value = sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
   return Math.round(value * 100) / 100;

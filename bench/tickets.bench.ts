@@ -1,10 +1,10 @@
 import 'reflect-metadata';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { loadConfig } from '../common/config';
 import { projectRoot } from '../common/paths';
 import { CREATE_TICKET, TICKET_BY_ID } from '../rest-adapter/tickets/tickets.routes';
 import { startStack } from '../tools/stack';
+import { admin, benchEnv } from './bench-stack';
 import { flag, load, type HttpCall, type LoadResult } from './load';
 
 /**
@@ -18,15 +18,6 @@ import { flag, load, type HttpCall, type LoadResult } from './load';
  * Targets: REST at least 80% of the gateway's throughput for the same operation, and REST p99
  * under 50 ms at 50 connections.
  */
-
-function admin(env: NodeJS.ProcessEnv, ...args: string[]): Record<string, unknown> {
-  const result = spawnSync(process.execPath, [join(projectRoot(), 'dist', 'tools', 'admin.js'), ...args], {
-    env,
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`admin ${args.join(' ')}: ${result.stderr}`);
-  return JSON.parse(result.stdout) as Record<string, unknown>;
-}
 
 /** Starts one floor hop (bench/floor-hop.ts) and resolves with its port. */
 function startHop(next: number | undefined, hops: ChildProcess[]): Promise<number> {
@@ -69,16 +60,8 @@ async function floor(seconds: number): Promise<LoadResult[]> {
 
 async function main(): Promise<void> {
   const seconds = flag('seconds', 5);
-  const database = new URL(loadConfig().databaseUrl);
-  database.pathname = '/nida_bench';
-  const env = {
-    ...process.env,
-    DATABASE_URL: database.toString(),
-    REDIS_PREFIX: 'bench:',
-    LOG_LEVEL: 'warn',
-    // The document's 120 a minute per key would turn the load into 429s.
-    TICKETS_RATE_LIMIT: '100000000',
-  };
+  // The document's 120 a minute per key would turn the load into 429s.
+  const env = benchEnv({ TICKETS_RATE_LIMIT: '100000000' });
   const stack = await startStack(env);
   try {
     const venue = admin(env, 'venue', 'create', '--name', 'Bench Burger', '--plan', 'growth');

@@ -22,6 +22,8 @@ export async function freePorts(count: number): Promise<number[]> {
 }
 
 export interface RunningStack {
+  /** The supervisor's process id; each platform process is its child. */
+  pid: number;
   restUrl: string;
   gatewayUrl: string;
   ports: { rest: number; gateway: number; tickets: number; cv: number; billing: number; events: number };
@@ -80,6 +82,7 @@ export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Pr
   });
 
   return {
+    pid: child.pid ?? 0,
     restUrl: `http://127.0.0.1:${rest}/api/v1`,
     gatewayUrl: `http://127.0.0.1:${gateway}/graphql`,
     ports: { rest, gateway, tickets, cv, billing, events },

@@ -3,7 +3,11 @@ import {
   buildSchema,
   createSourceEventStream,
   GraphQLError,
+  parse,
   printSchema,
+  validate,
+  type DocumentNode,
+  type FieldNode,
   type ExecutionResult,
   type FormattedExecutionResult,
   type GraphQLField,
@@ -22,7 +26,7 @@ import { accessChannel } from '../../subgraphs/tickets/access-cache';
 import { liveEventsChannel, type LiveEvent } from '../../subgraphs/tickets/events/live-event';
 import type { GatewayContext } from '../header-forwarding.data-source';
 import { LiveHub, type LiveReader, type RunQuery } from './live-hub';
-import { livePlanOf } from './live-plan';
+import { livePlanOf, type LivePlan } from './live-plan';
 
 /** Codes that mean the key itself is refused, as opposed to the graph being unable to answer. */
 const REFUSED = new Set(['UNAUTHENTICATED', 'PAYMENT_REQUIRED', 'FORBIDDEN']);
@@ -32,6 +36,19 @@ const REFUSED = new Set(['UNAUTHENTICATED', 'PAYMENT_REQUIRED', 'FORBIDDEN']);
  * answer on the same announcement; the gateway asks again only after they have had time to.
  */
 const RECHECK_DELAY_MS = 500;
+
+/**
+ * Tokens this process has seen name a ticket. Tickets are never deleted, so a known token stays
+ * good; remembering them spares the tickets subgraph a query per subscribe when every page of a
+ * busy venue reconnects at once (after a deploy, say).
+ */
+const KNOWN_TOKENS_MAX = 50_000;
+
+/**
+ * Parsed and validated documents by their text: thousands of customer pages send the same
+ * subscription, and each would otherwise hold its own syntax tree for as long as it is open.
+ */
+const DOCUMENTS_MAX = 1_000;
 
 /** Queries arrive as small JSON messages; anything bigger is not a client of this API. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -45,6 +62,8 @@ interface Connection {
 
 interface LiveContext {
   connection: Connection;
+  /** The client's id of this operation, which every `next` frame carries. */
+  id: string;
   payload: SubscribePayload;
 }
 
@@ -95,20 +114,34 @@ export async function startLiveServer(options: {
     throw new Error('the supergraph lacks Subscription.ticketUpdated or branchTicketsUpdated');
   }
 
-  const join = (reader: LiveReader, info: GraphQLResolveInfo) => {
+  const documents = new Map<string, DocumentNode>();
+  const validated = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  const plans = new WeakMap<FieldNode, LivePlan>();
+
+  const join = (reader: LiveReader, context: LiveContext, info: GraphQLResolveInfo) => {
     const rootField = info.fieldNodes[0];
     if (rootField === undefined) throw new Error('a subscription without its field');
-    return hub.join({
-      reader,
-      plan: livePlanOf(info.operation, info.fragments, rootField),
-      rootField: info.fieldName,
-      variables: info.variableValues,
-      operationName: info.operation.name?.value,
-    });
+    let plan = plans.get(rootField);
+    if (plan === undefined) {
+      plan = livePlanOf(info.operation, info.fragments, rootField);
+      plans.set(rootField, plan);
+    }
+    return hub.join(
+      {
+        reader,
+        plan,
+        rootField: info.fieldName,
+        variables: info.variableValues,
+        operationName: info.operation.name?.value,
+      },
+      context.connection.socket,
+      context.id,
+    );
   };
 
-  ticketUpdated.subscribe = async (_root, args: { token?: unknown }, context, info) => {
-    const token = String(args.token);
+  const knownTokens = new Set<string>();
+  const checkToken = async (token: string) => {
+    if (knownTokens.has(token)) return;
     const found = await runQuery(
       'query LiveTicket($token: String!) { ticketByToken(token: $token) { number } }',
       { token },
@@ -119,7 +152,14 @@ export async function startLiveServer(options: {
     if ((found.data as { ticketByToken: unknown } | undefined)?.ticketByToken == null) {
       throw new NotFoundError('Ticket not found.');
     }
-    return join({ kind: 'token', token, language: context.connection.language }, info);
+    if (knownTokens.size >= KNOWN_TOKENS_MAX) knownTokens.clear();
+    knownTokens.add(token);
+  };
+
+  ticketUpdated.subscribe = async (_root, args: { token?: unknown }, context, info) => {
+    const token = String(args.token);
+    await checkToken(token);
+    return join({ kind: 'token', token, language: context.connection.language }, context, info);
   };
 
   branchUpdated.subscribe = (_root, _args, context, info) => {
@@ -129,7 +169,7 @@ export async function startLiveServer(options: {
         'branchTicketsUpdated needs a key: send {"authorization": "Bearer …"} in connection_init.',
       );
     }
-    return join({ kind: 'branch', branchId, authorization, language }, info);
+    return join({ kind: 'branch', branchId, authorization, language }, context, info);
   };
 
   const headersOf = (connection: Connection): GatewayContext['headers'] => ({
@@ -145,7 +185,25 @@ export async function startLiveServer(options: {
   const disposable = useServer<Record<string, unknown>>(
     {
       schema,
-      context: (ctx, _id, payload): LiveContext => ({ connection: connectionOf(ctx), payload }),
+      parse: (source) => {
+        const text = typeof source === 'string' ? source : source.body;
+        let document = documents.get(text);
+        if (document === undefined) {
+          document = parse(source);
+          if (documents.size >= DOCUMENTS_MAX) documents.clear();
+          documents.set(text, document);
+        }
+        return document;
+      },
+      validate: (against, document) => {
+        let errors = validated.get(document);
+        if (errors === undefined) {
+          errors = validate(against, document);
+          validated.set(document, errors);
+        }
+        return errors;
+      },
+      context: (ctx, id, payload): LiveContext => ({ connection: connectionOf(ctx), id, payload }),
       onConnect: async (ctx) => {
         const params = lowerCaseKeys(ctx.connectionParams);
         const connection: Connection = {
@@ -172,7 +230,7 @@ export async function startLiveServer(options: {
         sockets?.delete(ctx.extra.socket);
         if (sockets?.size === 0) byKey.delete(authorization);
       },
-      // The source stream's items are already results (see onNext), so graphql-js maps nothing.
+      // The source stream is a LiveSink, which writes its own frames; graphql-js maps nothing.
       subscribe: (args) =>
         createSourceEventStream(args) as Promise<AsyncIterable<ExecutionResult> | ExecutionResult>,
       execute: (args) => {
@@ -181,7 +239,7 @@ export async function startLiveServer(options: {
           ExecutionResult | FormattedExecutionResult
         > as Promise<ExecutionResult>;
       },
-      // Results are already in their wire form: shared by every subscriber of a group, or from Apollo.
+      // Results of queries over the socket come from Apollo already in their wire form.
       onNext: (_ctx, _id, _payload, _args, result) => result,
     },
     wss,

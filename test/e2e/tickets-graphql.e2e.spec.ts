@@ -28,7 +28,11 @@ describe('tickets as one graph, through the gateway', () => {
   async function graphql<T>(
     query: string,
     variables: Record<string, unknown> = {},
-    { key = branch.key, language }: { key?: string | null; language?: string } = {},
+    {
+      key = branch.key,
+      language,
+      ticketToken,
+    }: { key?: string | null; language?: string; ticketToken?: string } = {},
   ): Promise<GraphReply<T>> {
     const response = await fetch(platform.gatewayUrl, {
       method: 'POST',
@@ -36,6 +40,7 @@ describe('tickets as one graph, through the gateway', () => {
         'content-type': 'application/json',
         ...(key ? { authorization: `Bearer ${key}` } : {}),
         ...(language ? { 'accept-language': language } : {}),
+        ...(ticketToken ? { 'x-ticket-token': ticketToken } : {}),
       },
       body: JSON.stringify({ query, variables }),
     });
@@ -260,6 +265,54 @@ describe('tickets as one graph, through the gateway', () => {
       { key: starter.key },
     );
     expect(unpaid.errors?.[0]?.extensions?.code).toBe('PAYMENT_REQUIRED');
+  });
+
+  it('names the key’s branch in currentBranch', async () => {
+    const reply = await graphql<{ currentBranch: { id: string; name: string; venue: { name: string } } }>(
+      '{ currentBranch { id name venue { name } } }',
+    );
+    expect(reply).toEqual({
+      data: {
+        currentBranch: { id: String(branch.branchId), name: 'Counter 1', venue: { name: 'Samarra Grill' } },
+      },
+    });
+    const anonymous = await graphql('{ currentBranch { id } }', {}, { key: null });
+    expect(anonymous.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('reads a ticket by id with its own token in X-Ticket-Token, never what the business wrote', async () => {
+    const created = await graphql<Created>(CREATE, { input: { customerName: 'Huda', note: 'extra bread' } });
+    const { id, token } = created.data!.createTicket.ticket;
+    const byToken = await graphql<{
+      ticket: { number: string; customerName: string | null; note: string | null };
+    }>(
+      'query ($id: ID!) { ticket(id: $id) { number customerName note } }',
+      { id },
+      { key: null, ticketToken: token },
+    );
+    expect(byToken.data?.ticket).toEqual({
+      number: created.data!.createTicket.ticket.number,
+      customerName: null,
+      note: null,
+    });
+    expect(byToken.errors?.map((e) => e.extensions?.code)).toEqual(['FORBIDDEN', 'FORBIDDEN']);
+    // The token names one ticket: another id with it is not found, and a key wins over a token.
+    const other = await graphql<Created>(CREATE, { input: {} });
+    const wrong = await graphql(
+      'query ($id: ID!) { ticket(id: $id) { number } }',
+      { id: other.data!.createTicket.ticket.id },
+      {
+        key: null,
+        ticketToken: token,
+      },
+    );
+    expect(wrong.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const withKey = await graphql<{ ticket: { note: string } }>(
+      'query ($id: ID!) { ticket(id: $id) { note } }',
+      { id },
+      { ticketToken: token },
+    );
+    expect(withKey).toEqual({ data: { ticket: { note: 'extra bread' } } });
   });
 
   it('shows a customer only what their page needs, by token and without a key', async () => {

@@ -192,6 +192,38 @@ describe('signed webhooks from the outbox, on real Postgres, Redis and HTTP', ()
     }
   });
 
+  it('with the default log driver, stores the one SMS of a ready ticket and marks it sent', async () => {
+    expect(platform.config.sms.driver).toBe('log');
+    const texted = await newTicketBranch(platform.config, { sms: 'on' });
+    const response = await fetch(`${platform.restUrl}/tickets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${texted.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ customer_phone: '+964 771 234 5678', number: 'L1' }),
+    });
+    const created = (await response.json()) as { id: number };
+    await fetch(`${platform.restUrl}/tickets/${created.id}/ready`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${texted.key}` },
+    });
+    await waitUntil(async () => {
+      const [row] = await database.query('select sms_sent from tickets.tickets where id = $1', [created.id]);
+      return row?.sms_sent === true;
+    });
+    expect(
+      await database.query(
+        'select status, attempts, "to", "text" from tickets.sms_messages where ticket_id = $1',
+        [created.id],
+      ),
+    ).toEqual([
+      {
+        status: 'sent',
+        attempts: 1,
+        to: '+9647712345678',
+        text: 'طلبك رقم L1 جاهز في Samarra Grill. تفضل بالاستلام.',
+      },
+    ]);
+  });
+
   it('loses nothing when the relay stops after the commit: the event goes out after restart', async () => {
     const receiver = new WebhookReceiver();
     const id = await endpoint(receiver, await receiver.start(), '--events', 'ticket.created');

@@ -1,0 +1,45 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '../common/config';
+import { projectRoot } from '../common/paths';
+
+/** The environment of a benchmark's stack: its own `nida_bench` database and Redis prefix. */
+export function benchEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const database = new URL(loadConfig().databaseUrl);
+  database.pathname = '/nida_bench';
+  return {
+    ...process.env,
+    DATABASE_URL: database.toString(),
+    REDIS_PREFIX: 'bench:',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/** Runs the compiled admin CLI and returns its JSON, as an operator would. */
+export function admin(env: NodeJS.ProcessEnv, ...args: string[]): Record<string, unknown> {
+  const result = spawnSync(process.execPath, [join(projectRoot(), 'dist', 'tools', 'admin.js'), ...args], {
+    env,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`admin ${args.join(' ')}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
+/** The process id of the supervisor's child running `script` (e.g. gateway/main.js), from /proc. */
+export function childRunning(supervisorPid: number, script: string): number {
+  const children = readFileSync(`/proc/${supervisorPid}/task/${supervisorPid}/children`, 'utf8')
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  const pid = children.find((child) => readFileSync(`/proc/${child}/cmdline`, 'utf8').includes(script));
+  if (pid === undefined) throw new Error(`no child of ${supervisorPid} runs ${script}`);
+  return pid;
+}
+
+/** Resident memory of a process in bytes, from /proc. */
+export function residentBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match?.[1] ?? 0) * 1024;
+}

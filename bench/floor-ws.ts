@@ -1,0 +1,40 @@
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/**
+ * The bare-WebSocket floor of the events benchmark: speaks just enough graphql-transport-ws to
+ * acknowledge and accept subscriptions, and on a `go` text from any socket writes one `next` frame
+ * of a ticket's size to every subscriber, with no other work. What it costs is what fanning one
+ * message out to N sockets costs on this machine before any GraphQL, Redis or Postgres work.
+ * Prints its port once listening.
+ *
+ *   node dist/bench/floor-ws.js
+ */
+const payload = JSON.stringify({
+  data: { ticketUpdated: { id: '1', status: 'READY', ringCount: 3, updatedAt: new Date().toISOString() } },
+});
+const subscribers: { socket: WebSocket; frameStart: string }[] = [];
+
+const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+server.on('connection', (socket) => {
+  socket.on('message', (data: Buffer) => {
+    const text = data.toString();
+    if (text === 'go') {
+      for (const s of subscribers) s.socket.send(`${s.frameStart}${payload}}`);
+      return;
+    }
+    const message = JSON.parse(text) as { type: string; id?: string };
+    if (message.type === 'connection_init') socket.send(JSON.stringify({ type: 'connection_ack' }));
+    if (message.type === 'subscribe') {
+      subscribers.push({
+        socket,
+        frameStart: `{"id":${JSON.stringify(message.id)},"type":"next","payload":`,
+      });
+    }
+  });
+  socket.on('close', () => {
+    const index = subscribers.findIndex((s) => s.socket === socket);
+    if (index !== -1) subscribers.splice(index, 1);
+  });
+});
+server.on('listening', () => process.stdout.write(`${(server.address() as AddressInfo).port}\n`));
