@@ -1,11 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
-import { distScript, freePorts } from '../support/processes';
+import {
+  admin,
+  newTicketBranch,
+  platformEnv,
+  startPlatform,
+  type Platform,
+  type TicketBranch,
+} from '../support/platform';
+import { freePorts, startProcess } from '../support/processes';
 import { waitUntil } from '../support/wait';
 
 /** A result as graphql-ws's client hands it over. */
@@ -299,32 +305,13 @@ describe('live ticket subscriptions over graphql-ws, fed through Redis, on real 
 
   it('delivers to a subscriber on a second gateway process a change made through the first', async () => {
     const [port] = (await freePorts(1)) as [number];
-    const second = spawn(process.execPath, [distScript('gateway/main.js')], {
-      env: {
-        ...process.env,
-        LOG_LEVEL: 'warn',
-        DATABASE_URL: database.url,
-        REDIS_URL: platform.config.redisUrl,
-        REDIS_PREFIX: platform.config.redisPrefix,
-        GATEWAY_PORT: String(port),
-        TICKETS_SUBGRAPH_URL: platform.config.subgraphUrls.tickets,
-        CV_SUBGRAPH_URL: platform.config.subgraphUrls.cv,
-        BILLING_SUBGRAPH_URL: platform.config.subgraphUrls.billing,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    second.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const secondUrl = `http://127.0.0.1:${port}/graphql`;
+    const second = await startProcess(
+      'gateway/main.js',
+      platformEnv(platform.config, { GATEWAY_PORT: String(port) }),
+      secondUrl.replace('/graphql', '/readyz'),
+    );
     try {
-      await waitUntil(
-        async () => {
-          if (second.exitCode !== null) throw new Error(`the second gateway exited: ${stderr}`);
-          return (await fetch(secondUrl.replace('/graphql', '/readyz')).catch(() => null))?.ok === true;
-        },
-        20_000,
-        'the second gateway',
-      );
       const ticket = await createTicket();
       const customer = await subscribe(
         secondUrl,
@@ -347,14 +334,7 @@ describe('live ticket subscriptions over graphql-ws, fed through Redis, on real 
         await customer.close();
       }
     } finally {
-      await stopProcess(second);
+      await second.stop();
     }
   });
 });
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  await exited;
-}

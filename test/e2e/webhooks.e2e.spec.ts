@@ -1,6 +1,14 @@
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
+import {
+  admin,
+  newTicketBranch,
+  platformEnv,
+  startPlatform,
+  type Platform,
+  type TicketBranch,
+} from '../support/platform';
+import { freePorts, startProcess } from '../support/processes';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitUntil } from '../support/wait';
 
@@ -224,11 +232,20 @@ describe('signed webhooks from the outbox, on real Postgres, Redis and HTTP', ()
     ]);
   });
 
-  it('loses nothing when the relay stops after the commit: the event goes out after restart', async () => {
+  it('loses nothing when the relay process is killed: the committed event goes out after restart', async () => {
     const receiver = new WebhookReceiver();
     const id = await endpoint(receiver, await receiver.start(), '--events', 'ticket.created');
+    const [port] = (await freePorts(1)) as [number];
+    const relay = () =>
+      startProcess(
+        'subgraphs/tickets/events/main.js',
+        platformEnv(platform.config, { EVENTS_PORT: String(port) }),
+        `http://127.0.0.1:${port}/readyz`,
+      );
     try {
       await events.stop();
+      const doomed = await relay();
+      await doomed.kill();
       const created = await post('/tickets', {});
       expect(created.status).toBe(201);
       const [row] = await database.query(
@@ -236,10 +253,16 @@ describe('signed webhooks from the outbox, on real Postgres, Redis and HTTP', ()
         [created.body.id],
       );
       expect(row!.published_at).toBeNull();
-      events = await startEvents(platform.config);
-      await receiver.waitFor((r) => r.length === 1);
+      const restarted = await relay();
+      try {
+        await receiver.waitFor((r) => r.length === 1);
+      } finally {
+        await restarted.stop();
+      }
       expect(receiver.received[0]!.json.data.ticket.id).toBe(created.body.id);
+      expect(receiver.received[0]!.verdict.ok).toBe(true);
     } finally {
+      events = await startEvents(platform.config);
       await deleteEndpoint(id);
       await receiver.stop();
     }

@@ -54,6 +54,24 @@ export async function startPlatform(database: TestDatabase, env: NodeJS.ProcessE
   }
 }
 
+/** The environment that makes a separately started process join this test's platform. */
+export function platformEnv(config: Config, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    DATABASE_URL: config.databaseUrl,
+    REDIS_URL: config.redisUrl,
+    REDIS_PREFIX: config.redisPrefix,
+    TICKETS_SUBGRAPH_URL: config.subgraphUrls.tickets,
+    CV_SUBGRAPH_URL: config.subgraphUrls.cv,
+    BILLING_SUBGRAPH_URL: config.subgraphUrls.billing,
+    GATEWAY_URL: config.gatewayUrl,
+    PUBLIC_BASE_URL: config.publicBaseUrl,
+    WEBHOOK_ALLOW_INSECURE: String(config.webhooks.allowInsecure),
+    ...extra,
+  };
+}
+
 /** Runs an admin CLI command in-process, as `npm run -s admin -- …` would, and returns its JSON. */
 export async function admin<T>(config: Config, ...argv: string[]): Promise<T> {
   let stdout = '';

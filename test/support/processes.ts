@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../common/paths';
@@ -52,4 +52,47 @@ export function run(
 export function startStack(env: NodeJS.ProcessEnv, timeoutMs?: number): Promise<RunningStack> {
   distScript('tools/start.js');
   return startCompiledStack(env, timeoutMs);
+}
+
+export interface PlatformProcess {
+  child: ChildProcess;
+  /** SIGTERM, and resolves once the process has exited. */
+  stop(): Promise<void>;
+  /** SIGKILL: the process dies where it stands, as in a crash. */
+  kill(): Promise<void>;
+}
+
+/**
+ * One compiled platform process (e.g. `gateway/main.js`) started on its own, resolved once its
+ * `/readyz` answers 200; a process that exits first fails with what it printed.
+ */
+export async function startProcess(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  readyUrl: string,
+  timeoutMs = 20_000,
+): Promise<PlatformProcess> {
+  const child = spawn(process.execPath, [distScript(script)], {
+    cwd: projectRoot(),
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}: ${stderr}`);
+    if ((await fetch(readyUrl).catch(() => null))?.ok === true) break;
+    if (Date.now() > deadline) {
+      await end('SIGKILL');
+      throw new Error(`${script} not ready within ${timeoutMs} ms: ${stderr}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { child, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
 }
