@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121100000CreateSchema } from './Migration20261121100000CreateSchema';
 import { Migration20261121120000TicketsDomain } from './Migration20261121120000TicketsDomain';
 import { Migration20261121200000WebhooksAndSms } from './Migration20261121200000WebhooksAndSms';
+import { Migration20261122100000TicketFeedback } from './Migration20261122100000TicketFeedback';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261121100000CreateSchema', class: Migration20261121100000CreateSchema },
   { name: 'Migration20261121120000TicketsDomain', class: Migration20261121120000TicketsDomain },
   { name: 'Migration20261121200000WebhooksAndSms', class: Migration20261121200000WebhooksAndSms },
+  { name: 'Migration20261122100000TicketFeedback', class: Migration20261122100000TicketFeedback },
 ];

@@ -12,13 +12,12 @@ import {
   TicketPageType,
   TicketScopeValue,
   TicketType,
+  toPublicTicket,
   toTicketType,
   type PresentOptions,
 } from './ticket.type';
-import { STATUS_TEXT } from './ticket.texts';
 import { BranchType, toBranchType, toVenueType, VenueType } from './venue.type';
 import { VenueService } from './venue.service';
-import type { TicketStatusValue } from './ticket.type';
 
 function unlessReadByToken(ticket: TicketType, field: (typeof TOKEN_HIDDEN_FIELDS)[number]): string | null {
   if (ticket.readByToken === true) {
@@ -136,22 +135,7 @@ export class TicketResolver {
   })
   async ticketByToken(@Arg('token', () => String) token: string): Promise<PublicTicketType | null> {
     const view = await this.ticketService.byToken(token);
-    if (view === null) return null;
-    const t = view.ticket;
-    return {
-      number: t.number,
-      status: t.status as TicketStatusValue,
-      statusText: STATUS_TEXT[t.status][this.present.language],
-      venueName: view.venueName,
-      branchName: view.branchName,
-      language: view.venueLanguage,
-      ringCount: t.ringCount,
-      readyAt: t.readyAt,
-      collectedAt: t.collectedAt,
-      cancelledAt: t.cancelledAt,
-      createdAt: t.createdAt,
-      updatedAt: t.updatedAt,
-    };
+    return view === null ? null : toPublicTicket(view, this.present.language);
   }
 
   @Mutation(() => CreateTicketPayload, { description: 'Creates a waiting ticket. Needs tickets:write.' })

@@ -1,7 +1,9 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '../../common/database';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../common/errors';
 import type { Principal } from './api-key.service';
+import type { WebhookEvent } from './events/ticket-events';
+import { recordEvent, type FeedbackPayload } from './outbox';
 import { Branch } from './branch.entity';
 import { Ticket, type TicketStatus } from './ticket.entity';
 import {
@@ -45,12 +47,11 @@ export interface PublicTicketView {
   branchName: string;
   venueName: string;
   venueLanguage: string;
+  smsEnabled: boolean;
+  feedback: FeedbackPayload | null;
 }
 
-export type TicketEvent =
-  'ticket.created' | 'ticket.ready' | 'ticket.collected' | 'ticket.cancelled' | 'ticket.rung';
-
-const MOVE_EVENT: Record<TicketMove, TicketEvent> = {
+const MOVE_EVENT: Record<TicketMove, WebhookEvent> = {
   ready: 'ticket.ready',
   collected: 'ticket.collected',
   cancel: 'ticket.cancelled',
@@ -192,7 +193,7 @@ export class TicketService {
       const row = rows[0];
       if (row !== undefined) {
         const ticket = tx.map(Ticket, row);
-        await this.record(tx, principal.venueId, 'ticket.created', ticket);
+        await recordEvent(tx, principal.venueId, 'ticket.created', ticket);
         return ticket;
       }
       const [clash] = await tx.execute<{ number_taken: boolean; external_id_taken: boolean }[]>(
@@ -268,7 +269,7 @@ export class TicketService {
         throw refuseMove(move, latest[0]?.status ?? current.status);
       }
       const ticket = tx.map(Ticket, rows[0]);
-      await this.record(tx, principal.venueId, MOVE_EVENT[move], ticket);
+      await recordEvent(tx, principal.venueId, MOVE_EVENT[move], ticket);
       return ticket;
     });
   }
@@ -303,7 +304,7 @@ export class TicketService {
         );
       }
       const ticket = tx.map(Ticket, rows[0]);
-      await this.record(tx, principal.venueId, 'ticket.rung', ticket);
+      await recordEvent(tx, principal.venueId, 'ticket.rung', ticket);
       return ticket;
     });
   }
@@ -358,20 +359,22 @@ export class TicketService {
     if (ticket === null) return null;
     const branch = await this.em.findOneOrFail(Branch, { id: ticket.branchId });
     const venue = await this.em.findOneOrFail(Venue, { id: branch.venueId });
-    return { ticket, branchName: branch.name, venueName: venue.name, venueLanguage: venue.language };
-  }
-
-  /** The outbox row of an event, in the transaction of the change it reports. */
-  private async record(
-    tx: EntityManager,
-    venueId: number,
-    event: TicketEvent,
-    ticket: Ticket,
-  ): Promise<void> {
-    const { customerPhone: _phone, ...snapshot } = ticket;
-    await tx.execute(
-      `insert into tickets.outbox (event_id, event, venue_id, ticket_id, payload) values (?, ?, ?, ?, ?)`,
-      [randomUUID(), event, venueId, ticket.id, JSON.stringify({ ticket: snapshot })],
-    );
+    const [feedback] = await this.em.execute<
+      { rating: number; comment: string | null; created_at: string }[]
+    >('select rating, comment, created_at from tickets.ticket_feedback where ticket_id = ?', [ticket.id]);
+    return {
+      ticket,
+      branchName: branch.name,
+      venueName: venue.name,
+      venueLanguage: venue.language,
+      smsEnabled: venue.smsEnabled,
+      feedback: feedback
+        ? {
+            rating: feedback.rating,
+            comment: feedback.comment,
+            created_at: new Date(feedback.created_at).toISOString(),
+          }
+        : null,
+    };
   }
 }

@@ -1,5 +1,6 @@
 import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import type { Ticket } from './ticket.entity';
+import type { PublicTicketView } from './ticket.service';
 import type { TextLanguage } from '../../common/language';
 import { SOURCE_TEXT, STATUS_TEXT } from './ticket.texts';
 
@@ -103,6 +104,18 @@ export class TicketType {
   readByToken?: boolean;
 }
 
+@ObjectType('TicketFeedback', { description: 'The customer’s rating of a collected order.' })
+export class TicketFeedbackType {
+  @Field(() => Int, { description: '1 to 5.' })
+  rating!: number;
+
+  @Field(() => String, { nullable: true, description: 'At most 500 characters.' })
+  comment!: string | null;
+
+  @Field(() => Date)
+  createdAt!: Date;
+}
+
 @ObjectType('PublicTicket', { description: 'What the customer page of a ticket shows: no phone, no note.' })
 export class PublicTicketType {
   @Field(() => String)
@@ -126,6 +139,21 @@ export class PublicTicketType {
   @Field(() => Int)
   ringCount!: number;
 
+  @Field(() => Boolean, { description: 'The customer allowed alerts on the page.' })
+  alertsEnabled!: boolean;
+
+  @Field(() => Boolean, { description: 'The customer gave a number to be texted when ready.' })
+  smsOptIn!: boolean;
+
+  @Field(() => Boolean, { description: 'The venue sends the one text on ready, so the page may offer it.' })
+  smsAvailable!: boolean;
+
+  @Field(() => TicketFeedbackType, { nullable: true, description: 'The customer’s rating, once given.' })
+  feedback!: TicketFeedbackType | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the customer first opened the page.' })
+  linkedAt!: Date | null;
+
   @Field(() => Date, { nullable: true })
   readyAt!: Date | null;
 
@@ -140,6 +168,36 @@ export class PublicTicketType {
 
   @Field(() => Date)
   updatedAt!: Date;
+}
+
+/** The customer's view: never the phone, the note, the name or the order id. */
+export function toPublicTicket(view: PublicTicketView, language: TextLanguage): PublicTicketType {
+  const t = view.ticket;
+  return {
+    number: t.number,
+    status: t.status as TicketStatusValue,
+    statusText: STATUS_TEXT[t.status][language],
+    venueName: view.venueName,
+    branchName: view.branchName,
+    language: view.venueLanguage,
+    ringCount: t.ringCount,
+    alertsEnabled: t.alertsEnabled,
+    smsOptIn: t.smsOptIn,
+    smsAvailable: view.smsEnabled,
+    feedback: view.feedback
+      ? {
+          rating: view.feedback.rating,
+          comment: view.feedback.comment,
+          createdAt: new Date(view.feedback.created_at),
+        }
+      : null,
+    linkedAt: t.linkedAt,
+    readyAt: t.readyAt,
+    collectedAt: t.collectedAt,
+    cancelledAt: t.cancelledAt,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+  };
 }
 
 @ObjectType('TicketPage', { description: 'One page of a branch’s tickets, newest first.' })

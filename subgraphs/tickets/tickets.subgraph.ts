@@ -9,7 +9,10 @@ import { TICKET_TOKEN_HEADER } from './events/live-event';
 import { TicketAccess } from './ticket-access';
 import { Ticket } from './ticket.entity';
 import { BranchResolver, TicketResolver } from './ticket.resolver';
+import { TicketCustomerResolver } from './ticket-customer.resolver';
+import { TicketCustomerService } from './ticket-customer.service';
 import { TicketService } from './ticket.service';
+import type { PresentOptions } from './ticket.type';
 import { languageOf } from '../../common/language';
 import { Venue } from './venue.entity';
 import { VenuePlanClient } from './venue-plan.client';
@@ -20,6 +23,13 @@ function accessCacheOf(scope: RequestScope): AccessCache {
   if (!(scope.shared instanceof AccessCache))
     throw new Error('the tickets subgraph started without its access cache');
   return scope.shared;
+}
+
+function presentOptions(scope: RequestScope): PresentOptions {
+  return {
+    publicBaseUrl: scope.config.publicBaseUrl,
+    language: languageOf(scope.headers['accept-language']),
+  };
 }
 
 function ticketResolver(scope: RequestScope): TicketResolver {
@@ -35,7 +45,7 @@ function ticketResolver(scope: RequestScope): TicketResolver {
       accessCacheOf(scope),
       scope.requestId,
     ),
-    { publicBaseUrl: scope.config.publicBaseUrl, language: languageOf(scope.headers['accept-language']) },
+    presentOptions(scope),
   );
 }
 
@@ -63,7 +73,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
     entities: [Venue, Branch, ApiKey, Ticket, OutboxEvent],
     migrations: ticketsMigrations,
   },
-  resolvers: [TicketResolver, BranchResolver],
+  resolvers: [TicketResolver, BranchResolver, TicketCustomerResolver],
   orphanedTypes: [VenueType],
   referenceResolvers: {
     Ticket: {
@@ -80,5 +90,13 @@ export const ticketsSubgraph: SubgraphDefinition = {
   },
   subscriptionTypeDefs: TICKET_SUBSCRIPTIONS,
   startShared: ({ config, redis }) => AccessCache.listen(redis, config.redisPrefix),
-  createResolvers: (scope) => [ticketResolver(scope), new BranchResolver(new VenueService(scope.em))],
+  createResolvers: (scope) => [
+    ticketResolver(scope),
+    new BranchResolver(new VenueService(scope.em)),
+    new TicketCustomerResolver(
+      new TicketCustomerService(scope.em),
+      new TicketService(scope.em),
+      presentOptions(scope),
+    ),
+  ],
 };

@@ -363,4 +363,106 @@ describe('tickets as one graph, through the gateway', () => {
     );
     expect(unknown.data?.ticketByToken).toBeNull();
   });
+
+  describe('the ticket page’s own writes, by token and without a key', () => {
+    const PAGE = 'alertsEnabled smsOptIn smsAvailable linkedAt feedback { rating comment }';
+    const asCustomer = <T>(query: string, variables: Record<string, unknown>) =>
+      graphql<T>(query, variables, { key: null });
+    const move = (id: string, mutation: string) =>
+      graphql(`mutation ($id: ID) { ${mutation}(id: $id) { status } }`, { id });
+
+    it('links once: linkedAt is set by the first open and kept by every later one', async () => {
+      const created = await graphql<Created>(CREATE, { input: {} });
+      const { id, token } = created.data!.createTicket.ticket;
+      const link = () =>
+        asCustomer<{ linkTicket: { linkedAt: string | null } }>(
+          `mutation ($t: String!) { linkTicket(token: $t) { ${PAGE} } }`,
+          { t: token },
+        );
+      const [first, second] = [await link(), await link()];
+      expect(first.data?.linkTicket.linkedAt).toEqual(expect.stringMatching(/^\d{4}-/));
+      expect(second.data?.linkTicket.linkedAt).toBe(first.data?.linkTicket.linkedAt);
+      const rows = await database.query(
+        `select count(*)::int as n from tickets.outbox where ticket_id = $1 and event = 'ticket.linked'`,
+        [id],
+      );
+      expect(rows[0]!.n).toBe(1);
+      const seen = await graphql<{ ticket: { phoneLinked: boolean } }>(
+        'query ($id: ID!) { ticket(id: $id) { phoneLinked } }',
+        {
+          id,
+        },
+      );
+      expect(seen.data?.ticket.phoneLinked).toBe(true);
+      const unknown = await asCustomer('mutation { linkTicket(token: "nope") { number } }', {});
+      expect(unknown.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    });
+
+    it('enables alerts and takes an SMS opt-in only while waiting, at a venue that texts', async () => {
+      const texting = await newTicketBranch(platform.config, { sms: 'on' });
+      const created = await graphql<Created>(CREATE, { input: {} }, { key: texting.key });
+      const { id, token } = created.data!.createTicket.ticket;
+      const alerts = await asCustomer<{
+        enableTicketAlerts: { alertsEnabled: boolean; smsAvailable: boolean };
+      }>(`mutation ($t: String!) { enableTicketAlerts(token: $t) { ${PAGE} } }`, { t: token });
+      expect(alerts.data?.enableTicketAlerts).toMatchObject({ alertsEnabled: true, smsAvailable: true });
+      const optIn = (t: string, phone: string) =>
+        asCustomer<{ optInTicketSms: { smsOptIn: boolean } }>(
+          `mutation ($t: String!, $p: String!) { optInTicketSms(token: $t, phone: $p) { ${PAGE} } }`,
+          { t, p: phone },
+        );
+      const bad = await optIn(token, '0123');
+      expect(bad.errors?.[0]?.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        errors: { phone: ['The phone field must be a valid Iraqi mobile number.'] },
+      });
+      expect((await optIn(token, '0771 234 5678')).data?.optInTicketSms.smsOptIn).toBe(true);
+      const [stored] = await database.query('select customer_phone from tickets.tickets where id = $1', [id]);
+      expect(stored!.customer_phone).toBe('+9647712345678');
+      await graphql(
+        'mutation ($id: ID) { markTicketReady(id: $id) { status } }',
+        { id },
+        { key: texting.key },
+      );
+      const late = await optIn(token, '07712345678');
+      expect(late.errors?.[0]?.extensions?.errors).toEqual({
+        phone: ['The order is already ready; there is nothing left to text.'],
+      });
+
+      const quiet = await graphql<Created>(CREATE, { input: {} });
+      const refused = await optIn(quiet.data!.createTicket.ticket.token, '07712345678');
+      expect(refused.errors?.[0]?.extensions?.errors).toEqual({
+        phone: ['This venue does not send text messages.'],
+      });
+    });
+
+    it('takes one rating per collected ticket, with its limits', async () => {
+      const created = await graphql<Created>(CREATE, { input: {} });
+      const { id, token } = created.data!.createTicket.ticket;
+      const rate = (rating: number, comment: string | null) =>
+        asCustomer<{ submitTicketFeedback: { rating: number; comment: string | null; createdAt: string } }>(
+          'mutation ($t: String!, $r: Int!, $c: String) { submitTicketFeedback(token: $t, rating: $r, comment: $c) { rating comment createdAt } }',
+          { t: token, r: rating, c: comment },
+        );
+      const early = await rate(5, null);
+      expect(early.errors?.[0]?.extensions?.errors).toEqual({
+        status: ['Feedback opens once the order is collected; it is waiting.'],
+      });
+      await move(id, 'markTicketCollected');
+      const invalid = await rate(6, 'x'.repeat(501));
+      expect(invalid.errors?.[0]?.extensions?.errors).toEqual({
+        rating: ['The rating must be 1, 2, 3, 4 or 5.'],
+        comment: ['The comment must not be greater than 500 characters.'],
+      });
+      const given = await rate(4, '  Hot and quick  ');
+      expect(given.data?.submitTicketFeedback).toMatchObject({ rating: 4, comment: 'Hot and quick' });
+      const again = await rate(1, null);
+      expect(again.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+      const page = await asCustomer<{ ticketByToken: { feedback: { rating: number; comment: string } } }>(
+        `query ($t: String!) { ticketByToken(token: $t) { ${PAGE} } }`,
+        { t: token },
+      );
+      expect(page.data?.ticketByToken.feedback).toEqual({ rating: 4, comment: 'Hot and quick' });
+    });
+  });
 });

@@ -200,6 +200,53 @@ describe('signed webhooks from the outbox, on real Postgres, Redis and HTTP', ()
     }
   });
 
+  it('delivers ticket.linked once for the first open, and feedback.submitted with the rating', async () => {
+    const receiver = new WebhookReceiver();
+    const id = await endpoint(
+      receiver,
+      await receiver.start(),
+      '--events',
+      'ticket.linked,feedback.submitted',
+    );
+    try {
+      const created = await post('/tickets', {});
+      const token = String(created.body.token);
+      const customer = (query: string) =>
+        fetch(platform.gatewayUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query, variables: { t: token } }),
+        }).then((r) => r.json() as Promise<{ errors?: unknown }>);
+      for (let open = 0; open < 3; open++) {
+        expect(
+          (await customer('mutation ($t: String!) { linkTicket(token: $t) { number } }')).errors,
+        ).toBeUndefined();
+      }
+      await post(`/tickets/${String(created.body.id)}/collected`);
+      const rated = await customer(
+        'mutation ($t: String!) { submitTicketFeedback(token: $t, rating: 5, comment: "شكراً") { rating } }',
+      );
+      expect(rated.errors).toBeUndefined();
+      await receiver.waitFor((r) => r.length >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(receiver.received.map((r) => r.json.event)).toEqual(['ticket.linked', 'feedback.submitted']);
+      expect(receiver.received.every((r) => r.verdict.ok)).toBe(true);
+      const [linked, feedback] = receiver.received;
+      expect(linked!.json.data.ticket).toMatchObject({ id: created.body.id, phone_linked: true });
+      expect(linked!.json.data.ticket.linked_at).toEqual(expect.stringMatching(/^\d{4}-/));
+      expect(Object.keys(feedback!.json.data)).toEqual(['ticket', 'feedback']);
+      expect(feedback!.json.data.ticket).toMatchObject({ id: created.body.id, status: 'collected' });
+      expect(feedback!.json.data.feedback).toEqual({
+        rating: 5,
+        comment: 'شكراً',
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) as unknown,
+      });
+    } finally {
+      await deleteEndpoint(id);
+      await receiver.stop();
+    }
+  });
+
   it('with the default log driver, stores the one SMS of a ready ticket and marks it sent', async () => {
     expect(platform.config.sms.driver).toBe('log');
     const texted = await newTicketBranch(platform.config, { sms: 'on' });

@@ -7,7 +7,11 @@ export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   body: string;
   verdict: WebhookVerdict;
-  json: { id: string; event: string; data: { ticket: Record<string, unknown> } };
+  json: {
+    id: string;
+    event: string;
+    data: { ticket: Record<string, unknown>; feedback?: Record<string, unknown> };
+  };
 }
 
 /**

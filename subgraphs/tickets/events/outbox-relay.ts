@@ -5,6 +5,7 @@ import type { Logger } from '../../../common/logger';
 import type { Redis } from '../../../common/redis';
 import type { JobQueues } from './job-queues';
 import { smsText } from './sms-text';
+import type { FeedbackPayload } from '../outbox';
 import { liveEventsChannel, type LiveEvent } from './live-event';
 import { liveTicketOf, ticketOfSnapshot, webhookBody } from './webhook-body';
 
@@ -17,7 +18,7 @@ interface OutboxRow {
   event: string;
   venue_id: string;
   ticket_id: string | null;
-  payload: { ticket: Record<string, unknown> };
+  payload: { ticket: Record<string, unknown>; feedback?: FeedbackPayload };
 }
 
 /**
@@ -97,7 +98,7 @@ export class OutboxRelay {
       for (const row of rows) {
         const ticket = ticketOfSnapshot(row.payload.ticket);
         const graph = liveTicketOf(ticket, this.config.publicBaseUrl);
-        const body = webhookBody(row.event_id, row.event, graph.en);
+        const body = webhookBody(row.event_id, row.event, graph.en, row.payload.feedback);
         const deliveries = await tx.execute<{ id: string }[]>(
           `insert into tickets.webhook_deliveries (endpoint_id, event_id, event, body)
            select e.id, ?, ?, ? from tickets.webhook_endpoints e

@@ -3,6 +3,7 @@ import type { TicketResource } from '../../../rest-adapter/tickets/tickets.schem
 import { Ticket } from '../ticket.entity';
 import type { TextLanguage } from '../../../common/language';
 import { toTicketType } from '../ticket.type';
+import type { FeedbackPayload } from '../outbox';
 import type { LiveTicket } from './live-event';
 
 const DATE_FIELDS = [
@@ -49,11 +50,17 @@ export function liveTicketOf(ticket: Ticket, publicBaseUrl: string): LiveTicket 
 }
 
 /**
- * The bytes every attempt of a delivery sends: `{"id", "event", "data": {"ticket"}}`, the ticket
+ * The bytes every attempt of a delivery sends: `{"id", "event", "data": {"ticket"}}` (and
+ * `data.feedback` for feedback.submitted), the ticket
  * exactly as REST reads show it. Texts are in English, as REST answers a request without
  * Accept-Language (docs/API-DECISIONS.md).
  */
-export function webhookBody(eventId: string, event: string, english: GraphTicket): string {
+export function webhookBody(
+  eventId: string,
+  event: string,
+  english: GraphTicket,
+  feedback?: FeedbackPayload,
+): string {
   const ticket: TicketResource = toTicketResource(english);
-  return JSON.stringify({ id: eventId, event, data: { ticket } });
+  return JSON.stringify({ id: eventId, event, data: { ticket, ...(feedback ? { feedback } : {}) } });
 }
