@@ -151,4 +151,28 @@ describe('the one SMS of a ready ticket, through a real HTTP provider', () => {
     });
     expect(provider.requests.length).toBe(before);
   });
+
+  it('texts the number a customer gave on the page, once, when the ticket becomes ready', async () => {
+    provider.failFirst = 0;
+    const before = provider.requests.length;
+    const branch = await newTicketBranch(platform.config, { sms: 'on' });
+    const created = await call(branch, 'POST', '/tickets', { number: 'P9' });
+    const optIn = await fetch(platform.gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query:
+          'mutation ($t: String!) { optInTicketSms(token: $t, phone: "00964 780 111 2233") { smsOptIn } }',
+        variables: { t: created.body.token },
+      }),
+    });
+    expect(await optIn.json()).toEqual({ data: { optInTicketSms: { smsOptIn: true } } });
+    await call(branch, 'POST', `/tickets/${String(created.body.id)}/ready`);
+    await waitUntil(
+      async () => (await call(branch, 'GET', `/tickets/${String(created.body.id)}`)).body.sms_sent === true,
+    );
+    const sent = provider.requests.slice(before);
+    expect(sent.map((r) => r.body.to)).toEqual(['+9647801112233']);
+    expect((await call(branch, 'GET', `/tickets/${String(created.body.id)}`)).body.sms_opt_in).toBe(true);
+  });
 });
