@@ -14,6 +14,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/schema ./schema
+# The ticket page's script and style, served by the REST adapter as they are written.
+COPY --from=build /app/rest-adapter/public/assets ./rest-adapter/public/assets
 USER node
 
 # The CV service renders PDFs with the system Chromium; Puppeteer never downloads its own.

@@ -68,6 +68,11 @@ const configSchema = z.object({
   CV_SUBGRAPH_URL: httpUrl.optional(),
   BILLING_SUBGRAPH_URL: httpUrl.optional(),
   PUBLIC_BASE_URL: httpUrl.default('http://localhost:3000'),
+  PUBLIC_LIVE_URL: z
+    .string()
+    .regex(/^wss?:\/\/[^\s]+$/, 'a ws:// or wss:// URL')
+    .optional(),
+  PUBLIC_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
   SHUTDOWN_TIMEOUT_MS: duration.default(10_000),
   READY_CHECK_TIMEOUT_MS: duration.default(2_000),
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
@@ -102,6 +107,10 @@ export interface Config {
   subgraphUrls: Record<SubgraphName, string>;
   /** Base of every public URL the platform hands out (ticket pages, QR images, share links). */
   publicBaseUrl: string;
+  /** Where customer pages open their graphql-ws connection: the gateway's /graphql as the public sees it. */
+  publicLiveUrl: string;
+  /** Requests a minute per client address to the ticket page, its QR images and its assets. */
+  publicRateLimit: number;
   shutdownTimeoutMs: number;
   readyCheckTimeoutMs: number;
   upstreamTimeoutMs: number;
@@ -180,6 +189,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       billing: raw.BILLING_SUBGRAPH_URL ?? local(raw.BILLING_PORT),
     },
     publicBaseUrl: raw.PUBLIC_BASE_URL.replace(/\/+$/, ''),
+    publicLiveUrl: raw.PUBLIC_LIVE_URL ?? (raw.GATEWAY_URL ?? local(raw.GATEWAY_PORT)).replace(/^http/, 'ws'),
+    publicRateLimit: raw.PUBLIC_RATE_LIMIT,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
     readyCheckTimeoutMs: raw.READY_CHECK_TIMEOUT_MS,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,

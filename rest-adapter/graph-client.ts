@@ -52,12 +52,14 @@ export class GraphClient {
     op: GraphOperation<TData, TVariables>,
     variables: TVariables,
     req: Request,
+    overrides: Record<string, string> = {},
   ): Promise<TData> {
     const headers: Record<string, string> = {};
     for (const name of PASSED_HEADERS) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
+    Object.assign(headers, overrides);
     let answer: JsonHttpAnswer;
     try {
       answer = await this.http.post(

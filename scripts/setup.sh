@@ -41,6 +41,10 @@ fi
 if command -v docker >/dev/null && ! docker compose version >/dev/null 2>&1 && ! command -v docker-compose >/dev/null; then
   packages+=(docker-compose)
 fi
+# The ticket page's tests (and the CV renderer) drive Debian's Chromium; Puppeteer never downloads one.
+if [ -z "${CHROMIUM_PATH:-}" ] && ! [ -x /usr/bin/chromium ]; then
+  packages+=(chromium)
+fi
 if [ ${#packages[@]} -gt 0 ]; then
   command -v apt-get >/dev/null || die "missing ${packages[*]} and no apt-get to install them with"
   say "installing ${packages[*]}"

@@ -47,6 +47,7 @@ export interface PublicTicketView {
   branchName: string;
   venueName: string;
   venueLanguage: string;
+  venueTimezone: string;
   smsEnabled: boolean;
   feedback: FeedbackPayload | null;
 }
@@ -367,6 +368,7 @@ export class TicketService {
       branchName: branch.name,
       venueName: venue.name,
       venueLanguage: venue.language,
+      venueTimezone: venue.timezone,
       smsEnabled: venue.smsEnabled,
       feedback: feedback
         ? {

@@ -136,6 +136,9 @@ export class PublicTicketType {
   @Field(() => String, { description: 'The venue’s language, ar or en: the page’s default.' })
   language!: string;
 
+  @Field(() => String, { description: 'The venue’s IANA time zone, for showing times.' })
+  timezone!: string;
+
   @Field(() => Int)
   ringCount!: number;
 
@@ -180,6 +183,7 @@ export function toPublicTicket(view: PublicTicketView, language: TextLanguage): 
     venueName: view.venueName,
     branchName: view.branchName,
     language: view.venueLanguage,
+    timezone: view.venueTimezone,
     ringCount: t.ringCount,
     alertsEnabled: t.alertsEnabled,
     smsOptIn: t.smsOptIn,

@@ -1,0 +1,231 @@
+// The ticket page, kept live over graphql-ws: the server rendered the state at load; this script
+// follows every change, alerts the customer and sends the page's forms over the same socket.
+'use strict';
+(function () {
+  var root = document.getElementById('ticket');
+  if (!root || !root.dataset.token) return;
+  var token = root.dataset.token;
+  var lang = root.dataset.lang;
+  var FIELDS = 'status statusText ringCount readyAt createdAt';
+  var baseTitle = document.title;
+  var status = root.dataset.status;
+  var ringCount = Number(root.dataset.ringCount || 0);
+  var alertCount = 0;
+  var socket = null;
+  var retries = 0;
+  var nextId = 1;
+  var pending = {};
+  var audio = null;
+  var wakeLock = null;
+
+  function clock(iso) {
+    if (!iso) return '';
+    return new Intl.DateTimeFormat(lang === 'ar' ? 'ar-IQ' : 'en-GB', {
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZone: root.dataset.timezone,
+    }).format(new Date(iso));
+  }
+
+  function set(field, value) {
+    var el = root.querySelector('[data-field="' + field + '"]');
+    if (el) el.textContent = value;
+  }
+
+  function apply(ticket) {
+    if (!ticket) return;
+    var next = String(ticket.status).toLowerCase();
+    var alerted =
+      (next === 'ready' && status !== 'ready') || (next === 'ready' && ticket.ringCount > ringCount);
+    status = next;
+    ringCount = ticket.ringCount;
+    root.dataset.status = next;
+    root.dataset.ringCount = String(ticket.ringCount);
+    set('statusText', ticket.statusText);
+    set('readyAt', clock(ticket.readyAt));
+    set('createdAt', clock(ticket.createdAt));
+    if (alerted) alertCustomer(ticket.statusText);
+  }
+
+  function chime() {
+    if (!audio) return;
+    var now = audio.currentTime;
+    [880, 1175, 1568].forEach(function (frequency, i) {
+      var start = now + i * 0.22;
+      var tone = audio.createOscillator();
+      var gain = audio.createGain();
+      tone.frequency.value = frequency;
+      gain.gain.setValueAtTime(0.0001, start);
+      gain.gain.exponentialRampToValueAtTime(0.5, start + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, start + 0.2);
+      tone.connect(gain).connect(audio.destination);
+      tone.start(start);
+      tone.stop(start + 0.22);
+    });
+  }
+
+  function alertCustomer(text) {
+    alertCount += 1;
+    root.dataset.alertCount = String(alertCount);
+    chime();
+    if (navigator.vibrate) navigator.vibrate([300, 150, 300, 150, 600]);
+    root.classList.remove('alerting');
+    void root.offsetWidth; // restarts the flash animation
+    root.classList.add('alerting');
+    document.title = '🔔 ' + text + ' · ' + baseTitle;
+  }
+
+  function offline(lost) {
+    var banner = root.querySelector('.offline');
+    if (banner) banner.hidden = !lost;
+  }
+
+  function send(message) {
+    if (socket && socket.readyState === 1) socket.send(JSON.stringify(message));
+  }
+
+  /** A query or mutation over the socket; resolves with its result (data and errors). */
+  function request(query, variables) {
+    return new Promise(function (resolve) {
+      if (!socket || socket.readyState !== 1) {
+        resolve({ errors: [{ message: root.querySelector('.offline').textContent }] });
+        return;
+      }
+      var id = String(nextId++);
+      pending[id] = resolve;
+      send({ id: id, type: 'subscribe', payload: { query: query, variables: variables } });
+    });
+  }
+
+  function connect() {
+    socket = new WebSocket(root.dataset.liveUrl, 'graphql-transport-ws');
+    socket.onopen = function () {
+      send({ type: 'connection_init', payload: { 'accept-language': lang } });
+    };
+    socket.onmessage = function (event) {
+      var message = JSON.parse(event.data);
+      if (message.type === 'connection_ack') {
+        retries = 0;
+        offline(false);
+        send({
+          id: 'live',
+          type: 'subscribe',
+          payload: {
+            query: 'subscription ($t: String!) { ticketUpdated(token: $t) { ' + FIELDS + ' } }',
+            variables: { t: token },
+          },
+        });
+        // Whatever changed while the page was loading or away.
+        request('query ($t: String!) { ticketByToken(token: $t) { ' + FIELDS + ' } }', { t: token }).then(
+          function (result) {
+            if (result.data) apply(result.data.ticketByToken);
+          },
+        );
+      } else if (message.type === 'next') {
+        if (message.id === 'live') {
+          if (message.payload.data) apply(message.payload.data.ticketUpdated);
+        } else if (pending[message.id]) {
+          pending[message.id](message.payload);
+          delete pending[message.id];
+        }
+      } else if (message.type === 'error' && pending[message.id]) {
+        pending[message.id]({ errors: message.payload });
+        delete pending[message.id];
+      } else if (message.type === 'ping') {
+        send({ type: 'pong' });
+      }
+    };
+    socket.onclose = function () {
+      offline(true);
+      Object.keys(pending).forEach(function (id) {
+        pending[id]({ errors: [{ message: root.querySelector('.offline').textContent }] });
+        delete pending[id];
+      });
+      var delay = Math.min(30000, 1000 * Math.pow(2, retries++)) * (0.5 + Math.random() / 2);
+      setTimeout(connect, delay);
+    };
+  }
+
+  function errorText(result) {
+    var error = result.errors && result.errors[0];
+    if (!error) return '';
+    var fields = error.extensions && error.extensions.errors;
+    if (fields) {
+      var first = Object.keys(fields)[0];
+      if (first) return fields[first][0];
+    }
+    return error.message;
+  }
+
+  function keepAwake() {
+    if (!navigator.wakeLock || document.visibilityState !== 'visible') return;
+    navigator.wakeLock.request('screen').then(
+      function (lock) {
+        wakeLock = lock;
+      },
+      function () {},
+    );
+  }
+
+  var alertsButton = root.querySelector('[data-action="alerts"]');
+  if (alertsButton) {
+    alertsButton.addEventListener('click', function () {
+      // Browsers let a page make sound only after a gesture: this tap unlocks it.
+      var Context = window.AudioContext || window.webkitAudioContext;
+      if (!audio && Context) audio = new Context();
+      if (audio) audio.resume();
+      chime();
+      if (navigator.vibrate) navigator.vibrate(80);
+      keepAwake();
+      if (!wakeLock) document.addEventListener('visibilitychange', keepAwake);
+      alertsButton.textContent = alertsButton.dataset.on;
+      alertsButton.setAttribute('aria-pressed', 'true');
+      root.dataset.alerts = 'true';
+      request('mutation ($t: String!) { enableTicketAlerts(token: $t) { alertsEnabled } }', { t: token });
+    });
+  }
+
+  function wireForm(name, submit) {
+    var form = root.querySelector('form[data-action="' + name + '"]');
+    if (!form) return;
+    var result = form.querySelector('.result');
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var button = form.querySelector('button[type="submit"]');
+      button.disabled = true;
+      submit(form).then(function (answer) {
+        button.disabled = false;
+        var error = errorText(answer);
+        if (error) {
+          result.dataset.error = 'true';
+          result.textContent = error;
+          return;
+        }
+        delete result.dataset.error;
+        result.textContent = form.dataset.done;
+        form.dataset.sent = 'true';
+      });
+    });
+  }
+
+  wireForm('sms', function (form) {
+    return request(
+      'mutation ($t: String!, $p: String!) { optInTicketSms(token: $t, phone: $p) { smsOptIn } }',
+      {
+        t: token,
+        p: form.elements.phone.value,
+      },
+    );
+  });
+
+  wireForm('feedback', function (form) {
+    var checked = form.querySelector('input[name="rating"]:checked');
+    var comment = form.elements.comment.value;
+    return request(
+      'mutation ($t: String!, $r: Int!, $c: String) { submitTicketFeedback(token: $t, rating: $r, comment: $c) { rating } }',
+      { t: token, r: checked ? Number(checked.value) : 0, c: comment || null },
+    );
+  });
+
+  connect();
+})();
