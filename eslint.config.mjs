@@ -64,6 +64,7 @@ export default tseslint.config(
         WebSocket: 'readonly',
         Intl: 'readonly',
         setTimeout: 'readonly',
+        self: 'readonly',
       },
     },
   },

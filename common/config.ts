@@ -86,6 +86,18 @@ const configSchema = z.object({
   SMS_HTTP_URL: httpUrl.optional(),
   SMS_HTTP_TOKEN: z.string().min(1).optional(),
   SMS_RETRY_SCHEDULE: schedule.default([10_000, 60_000, 300_000, 1_800_000, 7_200_000]),
+  VAPID_PUBLIC_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{87}$/, 'the base64url P-256 public key (npx web-push generate-vapid-keys)')
+    .optional(),
+  VAPID_PRIVATE_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'the base64url P-256 private key (npx web-push generate-vapid-keys)')
+    .optional(),
+  VAPID_SUBJECT: z
+    .string()
+    .regex(/^(mailto:|https:\/\/)\S+$/, 'a mailto: or https: URL where push services can reach the operator')
+    .default('mailto:operations@nida.invalid'),
 });
 
 type RawConfig = z.infer<typeof configSchema>;
@@ -127,6 +139,8 @@ export interface Config {
     /** AES-256-GCM key that seals endpoint secrets at rest. */
     secretKey: Buffer;
   };
+  /** Web Push to customers' pages in the background; null when no VAPID keys are configured. */
+  push: { publicKey: string; privateKey: string; subject: string } | null;
   sms: {
     driver: 'log' | 'http';
     httpUrl: string | undefined;
@@ -165,6 +179,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (raw.SMS_DRIVER === 'http' && raw.SMS_HTTP_URL === undefined) {
     problems.push('SMS_HTTP_URL: required when SMS_DRIVER is http');
   }
+  if ((raw.VAPID_PUBLIC_KEY === undefined) !== (raw.VAPID_PRIVATE_KEY === undefined)) {
+    problems.push('VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY: give both (Web Push on) or neither (off)');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const local = (p: number) => `http://127.0.0.1:${p}/graphql`;
   return {
@@ -202,6 +219,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowInsecure: raw.WEBHOOK_ALLOW_INSECURE,
       secretKey: Buffer.from(raw.WEBHOOK_SECRET_KEY ?? DEVELOPMENT_SECRET_KEY, 'base64'),
     },
+    push:
+      raw.VAPID_PUBLIC_KEY !== undefined && raw.VAPID_PRIVATE_KEY !== undefined
+        ? { publicKey: raw.VAPID_PUBLIC_KEY, privateKey: raw.VAPID_PRIVATE_KEY, subject: raw.VAPID_SUBJECT }
+        : null,
     sms: {
       driver: raw.SMS_DRIVER,
       httpUrl: raw.SMS_HTTP_URL,

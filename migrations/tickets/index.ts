@@ -3,6 +3,7 @@ import { Migration20261121100000CreateSchema } from './Migration20261121100000Cr
 import { Migration20261121120000TicketsDomain } from './Migration20261121120000TicketsDomain';
 import { Migration20261121200000WebhooksAndSms } from './Migration20261121200000WebhooksAndSms';
 import { Migration20261122100000TicketFeedback } from './Migration20261122100000TicketFeedback';
+import { Migration20261122110000PushSubscriptions } from './Migration20261122110000PushSubscriptions';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261121120000TicketsDomain', class: Migration20261121120000TicketsDomain },
   { name: 'Migration20261121200000WebhooksAndSms', class: Migration20261121200000WebhooksAndSms },
   { name: 'Migration20261122100000TicketFeedback', class: Migration20261122100000TicketFeedback },
+  { name: 'Migration20261122110000PushSubscriptions', class: Migration20261122110000PushSubscriptions },
 ];

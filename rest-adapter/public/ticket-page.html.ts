@@ -12,6 +12,7 @@ export interface PageTicket {
   alertsEnabled: boolean;
   smsOptIn: boolean;
   smsAvailable: boolean;
+  pushKey: string | null;
   feedback: { rating: number } | null;
   readyAt: string | null;
   collectedAt: string | null;
@@ -129,7 +130,7 @@ export function ticketPage(
 <script src="${assets.script}" defer></script>
 </head>
 <body>
-<main id="ticket" data-status="${status}" data-token="${e(token)}" data-live-url="${e(liveUrl)}" data-lang="${language}" data-ring-count="${ticket.ringCount}" data-alerts="${ticket.alertsEnabled}" data-timezone="${e(ticket.timezone)}">
+<main id="ticket" data-status="${status}" data-token="${e(token)}" data-live-url="${e(liveUrl)}" data-lang="${language}" data-ring-count="${ticket.ringCount}" data-alerts="${ticket.alertsEnabled}" data-timezone="${e(ticket.timezone)}"${ticket.pushKey ? ` data-push-key="${e(ticket.pushKey)}"` : ''}>
 <header>
 <p class="venue"><bdi>${e(ticket.venueName)}</bdi> · <bdi>${e(ticket.branchName)}</bdi></p>
 <a class="lang" href="${t.other.href}" hreflang="${t.other.lang}" lang="${t.other.lang}">${t.other.label}</a>

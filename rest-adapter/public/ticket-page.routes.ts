@@ -21,7 +21,7 @@ const OPEN_PAGE = operation<{ linkTicket: PageTicket }, { token: string }>(
   'TicketPageOpen',
   `mutation TicketPageOpen($token: String!) {
     linkTicket(token: $token) {
-      number status statusText venueName branchName timezone ringCount alertsEnabled smsOptIn smsAvailable
+      number status statusText venueName branchName timezone ringCount alertsEnabled smsOptIn smsAvailable pushKey
       feedback { rating } readyAt collectedAt createdAt
     }
   }`,
@@ -98,6 +98,8 @@ function contentSecurityPolicy(liveUrl: string): string {
     "style-src 'self'",
     "font-src 'self'",
     "img-src 'self'",
+    "worker-src 'self'",
+    "manifest-src 'none'",
     `connect-src ${live.protocol}//${live.host}`,
     "base-uri 'none'",
     "form-action 'none'",
@@ -125,6 +127,13 @@ function sendAsset(req: Request, res: Response, asset: Asset): void {
 export function ticketPageRoutes(graph: GraphClient, config: Config, redis: Redis): Router {
   const router = express.Router();
   const { files, page } = loadAssets();
+  const serviceWorkerBody = readFileSync(join(projectRoot(), 'rest-adapter', 'public', 'assets', 'sw.js'));
+  const serviceWorker: Asset = {
+    body: serviceWorkerBody,
+    gzipped: gzipSync(serviceWorkerBody),
+    type: 'text/javascript; charset=utf-8',
+    cacheControl: 'no-cache',
+  };
   const csp = contentSecurityPolicy(config.publicLiveUrl);
 
   router.use(
@@ -136,6 +145,9 @@ export function ticketPageRoutes(graph: GraphClient, config: Config, redis: Redi
       identify: (req) => `ip:${req.ip ?? 'unknown'}`,
     }),
   );
+
+  // The service worker needs a fixed URL whose path covers /t/ (its scope), and must be revalidated.
+  router.get('/t/sw.js', (req, res) => sendAsset(req, res, serviceWorker));
 
   router.get('/t/assets/*path', (req, res, next) => {
     const asset = files.get(req.params.path.join('/'));

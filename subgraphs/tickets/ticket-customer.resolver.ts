@@ -1,5 +1,5 @@
 import { Arg, Int, Mutation, Resolver } from 'type-graphql';
-import { NotFoundError } from '../../common/errors';
+import { NotFoundError, ValidationError } from '../../common/errors';
 import { TicketCustomerService } from './ticket-customer.service';
 import { TicketService } from './ticket.service';
 import { PublicTicketType, TicketFeedbackType, toPublicTicket, type PresentOptions } from './ticket.type';
@@ -11,6 +11,8 @@ export class TicketCustomerResolver {
     private readonly customers: TicketCustomerService,
     private readonly tickets: TicketService,
     private readonly present: PresentOptions,
+    private readonly push: { publicKey: string } | null,
+    private readonly allowInsecureEndpoints: boolean,
   ) {}
 
   @Mutation(() => PublicTicketType, {
@@ -40,6 +42,23 @@ export class TicketCustomerResolver {
     return this.view(token);
   }
 
+  @Mutation(() => PublicTicketType, {
+    description:
+      'A browser’s Web Push subscription (from PushManager.subscribe with pushKey): ready and every ring are pushed to it.',
+  })
+  async subscribeTicketPush(
+    @Arg('token', () => String) token: string,
+    @Arg('endpoint', () => String) endpoint: string,
+    @Arg('p256dh', () => String) p256dh: string,
+    @Arg('auth', () => String) auth: string,
+  ): Promise<PublicTicketType> {
+    if (this.push === null) {
+      throw new ValidationError({ endpoint: ['This service does not send push notifications.'] });
+    }
+    await this.customers.subscribePush(token, { endpoint, p256dh, auth }, this.allowInsecureEndpoints);
+    return this.view(token);
+  }
+
   @Mutation(() => TicketFeedbackType, {
     description:
       'One 1–5 rating (and a comment of at most 500 characters) per collected ticket; emits feedback.submitted.',
@@ -56,6 +75,6 @@ export class TicketCustomerResolver {
   private async view(token: string): Promise<PublicTicketType> {
     const view = await this.tickets.byToken(token);
     if (view === null) throw new NotFoundError('Ticket not found.');
-    return toPublicTicket(view, this.present.language);
+    return toPublicTicket(view, this.present.language, this.push?.publicKey ?? null);
   }
 }

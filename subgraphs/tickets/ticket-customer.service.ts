@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../common/database';
 import { ConflictError, NotFoundError, ValidationError } from '../../common/errors';
+import { checkWebhookUrlForm } from './events/webhook-url';
 import { recordEvent, type FeedbackPayload } from './outbox';
 import { normalizeIraqiMobile } from './phone';
 import { Ticket } from './ticket.entity';
@@ -8,6 +9,10 @@ import { Ticket } from './ticket.entity';
 export const FEEDBACK_COMMENT_MAX = 500;
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{32}$/;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** Browsers (phone, watch, a second tab) that may be notified about one ticket. */
+export const PUSH_SUBSCRIPTIONS_MAX = 5;
 
 type Row = Record<string, unknown>;
 
@@ -77,6 +82,52 @@ export class TicketCustomerService {
       );
       if (rows[0] === undefined) throw new ValidationError({ phone: ['The order is no longer waiting.'] });
       return tx.map(Ticket, rows[0]);
+    });
+  }
+
+  /**
+   * A browser's Web Push subscription for the ticket, so ready and every ring reach a page in the
+   * background. At most PUSH_SUBSCRIPTIONS_MAX per ticket; the same endpoint again replaces its keys.
+   */
+  async subscribePush(
+    token: string,
+    subscription: { endpoint: string; p256dh: string; auth: string },
+    allowInsecure: boolean,
+  ): Promise<void> {
+    const errors: Record<string, string[]> = {};
+    try {
+      checkWebhookUrlForm(subscription.endpoint, allowInsecure);
+    } catch (error) {
+      errors.endpoint = [(error as Error).message.replace('The url', 'The endpoint')];
+    }
+    if (Buffer.from(subscription.p256dh, 'base64url').length !== 65 || !BASE64URL.test(subscription.p256dh)) {
+      errors.p256dh = ['The p256dh key must be an uncompressed P-256 public key in base64url.'];
+    }
+    if (Buffer.from(subscription.auth, 'base64url').length !== 16 || !BASE64URL.test(subscription.auth)) {
+      errors.auth = ['The auth secret must be 16 bytes in base64url.'];
+    }
+    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    await this.em.transactional(async (tx) => {
+      const { ticket } = await this.locate(tx, token);
+      if (ticket.status === 'collected' || ticket.status === 'cancelled') {
+        throw new ValidationError({
+          status: [`The order is ${ticket.status}; there is nothing left to notify.`],
+        });
+      }
+      const [count] = await tx.execute<{ n: string }[]>(
+        'select count(*) as n from tickets.push_subscriptions where ticket_id = ? and endpoint <> ?',
+        [ticket.id, subscription.endpoint],
+      );
+      if (Number(count?.n ?? 0) >= PUSH_SUBSCRIPTIONS_MAX) {
+        throw new ValidationError({
+          endpoint: [`A ticket takes at most ${PUSH_SUBSCRIPTIONS_MAX} push subscriptions.`],
+        });
+      }
+      await tx.execute(
+        `insert into tickets.push_subscriptions (ticket_id, endpoint, p256dh, auth) values (?, ?, ?, ?)
+         on conflict (ticket_id, endpoint) do update set p256dh = excluded.p256dh, auth = excluded.auth`,
+        [ticket.id, subscription.endpoint, subscription.p256dh, subscription.auth],
+      );
     });
   }
 

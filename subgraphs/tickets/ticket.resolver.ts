@@ -47,6 +47,7 @@ export class TicketResolver {
     private readonly venueService: VenueService,
     private readonly access: TicketAccess,
     private readonly present: PresentOptions,
+    private readonly pushKey: string | null,
   ) {}
 
   @Query(() => Boolean, {
@@ -135,7 +136,7 @@ export class TicketResolver {
   })
   async ticketByToken(@Arg('token', () => String) token: string): Promise<PublicTicketType | null> {
     const view = await this.ticketService.byToken(token);
-    return view === null ? null : toPublicTicket(view, this.present.language);
+    return view === null ? null : toPublicTicket(view, this.present.language, this.pushKey);
   }
 
   @Mutation(() => CreateTicketPayload, { description: 'Creates a waiting ticket. Needs tickets:write.' })

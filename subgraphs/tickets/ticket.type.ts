@@ -151,6 +151,12 @@ export class PublicTicketType {
   @Field(() => Boolean, { description: 'The venue sends the one text on ready, so the page may offer it.' })
   smsAvailable!: boolean;
 
+  @Field(() => String, {
+    nullable: true,
+    description: 'The VAPID public key for Web Push subscriptions; null when push is off.',
+  })
+  pushKey!: string | null;
+
   @Field(() => TicketFeedbackType, { nullable: true, description: 'The customer’s rating, once given.' })
   feedback!: TicketFeedbackType | null;
 
@@ -174,7 +180,11 @@ export class PublicTicketType {
 }
 
 /** The customer's view: never the phone, the note, the name or the order id. */
-export function toPublicTicket(view: PublicTicketView, language: TextLanguage): PublicTicketType {
+export function toPublicTicket(
+  view: PublicTicketView,
+  language: TextLanguage,
+  pushKey: string | null,
+): PublicTicketType {
   const t = view.ticket;
   return {
     number: t.number,
@@ -188,6 +198,7 @@ export function toPublicTicket(view: PublicTicketView, language: TextLanguage): 
     alertsEnabled: t.alertsEnabled,
     smsOptIn: t.smsOptIn,
     smsAvailable: view.smsEnabled,
+    pushKey,
     feedback: view.feedback
       ? {
           rating: view.feedback.rating,

@@ -46,6 +46,7 @@ function ticketResolver(scope: RequestScope): TicketResolver {
       scope.requestId,
     ),
     presentOptions(scope),
+    scope.config.push?.publicKey ?? null,
   );
 }
 
@@ -97,6 +98,8 @@ export const ticketsSubgraph: SubgraphDefinition = {
       new TicketCustomerService(scope.em),
       new TicketService(scope.em),
       presentOptions(scope),
+      scope.config.push,
+      scope.config.webhooks.allowInsecure,
     ),
   ],
 };

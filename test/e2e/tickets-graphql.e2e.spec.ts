@@ -436,6 +436,23 @@ describe('tickets as one graph, through the gateway', () => {
       });
     });
 
+    it('refuses Web Push subscriptions while no VAPID keys are configured', async () => {
+      const created = await graphql<Created>(CREATE, { input: {} });
+      const token = created.data!.createTicket.ticket.token;
+      const page = await asCustomer<{ ticketByToken: { pushKey: string | null } }>(
+        'query ($t: String!) { ticketByToken(token: $t) { pushKey } }',
+        { t: token },
+      );
+      expect(page.data?.ticketByToken.pushKey).toBeNull();
+      const refused = await asCustomer(
+        'mutation ($t: String!) { subscribeTicketPush(token: $t, endpoint: "https://push.example/x", p256dh: "x", auth: "y") { pushKey } }',
+        { t: token },
+      );
+      expect(refused.errors?.[0]?.extensions?.errors).toEqual({
+        endpoint: ['This service does not send push notifications.'],
+      });
+    });
+
     it('takes one rating per collected ticket, with its limits', async () => {
       const created = await graphql<Created>(CREATE, { input: {} });
       const { id, token } = created.data!.createTicket.ticket;

@@ -178,11 +178,48 @@
       if (navigator.vibrate) navigator.vibrate(80);
       keepAwake();
       if (!wakeLock) document.addEventListener('visibilitychange', keepAwake);
+      subscribePush();
       alertsButton.textContent = alertsButton.dataset.on;
       alertsButton.setAttribute('aria-pressed', 'true');
       root.dataset.alerts = 'true';
       request('mutation ($t: String!) { enableTicketAlerts(token: $t) { alertsEnabled } }', { t: token });
     });
+  }
+
+  function base64UrlBytes(value) {
+    var base64 = value.replace(/-/g, '+').replace(/_/g, '/');
+    var raw = window.atob(base64 + '==='.slice((base64.length + 3) % 4));
+    var bytes = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    return bytes;
+  }
+
+  /** Web Push, so ready and rings reach the customer while the page is in the background. */
+  function subscribePush() {
+    var key = root.dataset.pushKey;
+    if (!key || !('serviceWorker' in navigator) || !('PushManager' in window) || !window.Notification) return;
+    window.Notification.requestPermission()
+      .then(function (permission) {
+        if (permission !== 'granted') return;
+        return navigator.serviceWorker
+          .register('/t/sw.js', { scope: '/t/' })
+          .then(function (registration) {
+            return registration.pushManager.subscribe({
+              userVisibleOnly: true,
+              applicationServerKey: base64UrlBytes(key),
+            });
+          })
+          .then(function (subscription) {
+            var json = subscription.toJSON();
+            return request(
+              'mutation ($t: String!, $e: String!, $p: String!, $a: String!) { subscribeTicketPush(token: $t, endpoint: $e, p256dh: $p, auth: $a) { pushKey } }',
+              { t: token, e: json.endpoint, p: json.keys.p256dh, a: json.keys.auth },
+            );
+          });
+      })
+      .catch(function () {
+        // No push service reachable (or refused): the page's own alerts still work while it is open.
+      });
   }
 
   function wireForm(name, submit) {

@@ -14,7 +14,7 @@ const SWEEP_MS = 2_000;
 
 /** A table of delivery rows: `pending` → busy (claimed by a worker) → settled. */
 export interface DeliveryTable {
-  table: 'tickets.webhook_deliveries' | 'tickets.sms_messages';
+  table: 'tickets.webhook_deliveries' | 'tickets.sms_messages' | 'tickets.push_messages';
   queue: QueueName;
   busyStatus: 'delivering' | 'sending';
 }
@@ -26,6 +26,12 @@ export const WEBHOOK_ROWS: DeliveryTable = {
 };
 
 export const SMS_ROWS: DeliveryTable = { table: 'tickets.sms_messages', queue: 'sms', busyStatus: 'sending' };
+
+export const PUSH_ROWS: DeliveryTable = {
+  table: 'tickets.push_messages',
+  queue: 'push',
+  busyStatus: 'sending',
+};
 
 /**
  * The safety net under the job queue: frees rows whose worker died mid-attempt, and enqueues due

@@ -7,6 +7,7 @@ import { connectRedis, type Redis } from '../../../common/redis';
 import { ticketsSubgraph } from '../tickets.subgraph';
 import { JobQueues } from './job-queues';
 import { OutboxRelay } from './outbox-relay';
+import { PushWorker } from './push-worker';
 import { SmsWorker } from './sms-worker';
 import { WebhookWorker } from './webhook-worker';
 
@@ -19,7 +20,8 @@ export interface RunningEvents extends Running {
 }
 
 /**
- * The tickets events worker: relays the outbox, delivers webhooks and sends the SMS of ready tickets. Any number may run; the
+ * The tickets events worker: relays the outbox, delivers webhooks, sends the SMS of ready tickets
+ * and the Web Push notifications of ready and ring. Any number may run; the
  * outbox rows and delivery rows are shared out by row locks, so each event goes out once per
  * endpoint whatever the count.
  */
@@ -37,10 +39,12 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
   const relay = new OutboxRelay(orm, redis, queues, config, logger);
   const webhooks = new WebhookWorker(orm, queues, config, logger);
   const sms = new SmsWorker(orm, queues, redis, config, logger);
+  const push = new PushWorker(orm, queues, config, logger);
   try {
     await relay.start();
     webhooks.start();
     sms.start();
+    push.start();
   } catch (error) {
     await relay.stop();
     await queues.close();
@@ -64,6 +68,7 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
       await service.close();
       webhooks.stop();
       sms.stop();
+      push.stop();
       await relay.stop();
       await queues.close();
       sms.close();

@@ -2,11 +2,11 @@ import BeeQueue from 'bee-queue';
 import type { Config } from '../../../common/config';
 
 export interface DeliveryJob {
-  /** A row of tickets.webhook_deliveries or tickets.sms_messages: Postgres holds the truth. */
+  /** A row of tickets.webhook_deliveries, sms_messages or push_messages: Postgres holds the truth. */
   id: number;
 }
 
-export type QueueName = 'webhooks' | 'sms';
+export type QueueName = 'webhooks' | 'sms' | 'push';
 
 /**
  * The bee-queue queues that carry delivery work. A job only names a row; the row says whether

@@ -1,10 +1,11 @@
 import { Client } from 'pg';
 import type { Config } from '../../../common/config';
+import type { TextLanguage } from '../../../common/language';
 import type { EntityManager, MikroORM } from '../../../common/database';
 import type { Logger } from '../../../common/logger';
 import type { Redis } from '../../../common/redis';
-import type { JobQueues } from './job-queues';
-import { smsText } from './sms-text';
+import type { JobQueues, QueueName } from './job-queues';
+import { pushText, smsText } from './sms-text';
 import type { FeedbackPayload } from '../outbox';
 import { liveEventsChannel, type LiveEvent } from './live-event';
 import { liveTicketOf, ticketOfSnapshot, webhookBody } from './webhook-body';
@@ -88,7 +89,7 @@ export class OutboxRelay {
   }
 
   private async pass(): Promise<number> {
-    const queued: { name: 'webhooks' | 'sms'; id: number }[] = [];
+    const queued: { name: QueueName; id: number }[] = [];
     const em = this.orm.em.fork();
     const count = await em.transactional(async (tx) => {
       const rows = await tx.execute<OutboxRow[]>(
@@ -121,6 +122,18 @@ export class OutboxRelay {
           );
           for (const s of sms) queued.push({ name: 'sms', id: Number(s.id) });
         }
+        if ((row.event === 'ticket.ready' || row.event === 'ticket.rung') && row.ticket_id !== null) {
+          const venue = await this.venueOf(tx, row);
+          const { title, body: text } = pushText(venue.language, row.event, ticket.number, venue.name);
+          const pushes = await tx.execute<{ id: string }[]>(
+            `insert into tickets.push_messages (subscription_id, event_id, title, body)
+             select s.id, ?, ?, ? from tickets.push_subscriptions s where s.ticket_id = ?
+             on conflict (subscription_id, event_id) do nothing
+             returning id`,
+            [row.event_id, title, text, row.ticket_id],
+          );
+          for (const p of pushes) queued.push({ name: 'push', id: Number(p.id) });
+        }
         const live: LiveEvent = {
           id: row.event_id,
           event: row.event,
@@ -152,11 +165,19 @@ export class OutboxRelay {
   }
 
   private async smsTextOf(tx: EntityManager, row: OutboxRow): Promise<string> {
-    const [venue] = await tx.execute<{ name: string; language: 'ar' | 'en' }[]>(
+    const venue = await this.venueOf(tx, row);
+    return smsText(venue.language, String(row.payload.ticket.number), venue.name);
+  }
+
+  private async venueOf(
+    tx: EntityManager,
+    row: OutboxRow,
+  ): Promise<{ name: string; language: TextLanguage }> {
+    const [venue] = await tx.execute<{ name: string; language: TextLanguage }[]>(
       'select name, language from tickets.venues where id = ?',
       [row.venue_id],
     );
-    return smsText(venue?.language ?? 'ar', String(row.payload.ticket.number), venue?.name ?? '');
+    return { name: venue?.name ?? '', language: venue?.language ?? 'ar' };
   }
 
   private async listen(): Promise<void> {

@@ -6,3 +6,20 @@ export function smsText(language: TextLanguage, number: string, venueName: strin
     ? `طلبك رقم ${number} جاهز في ${venueName}. تفضل بالاستلام.`
     : `Your order ${number} is ready at ${venueName}. Please collect it.`;
 }
+
+/** A push notification's title and body for ready and for a ring, in the venue's language. */
+export function pushText(
+  language: TextLanguage,
+  event: 'ticket.ready' | 'ticket.rung',
+  number: string,
+  venueName: string,
+): { title: string; body: string } {
+  if (event === 'ticket.ready') return { title: venueName, body: smsText(language, number, venueName) };
+  return {
+    title: venueName,
+    body:
+      language === 'ar'
+        ? `تذكير: طلبك رقم ${number} جاهز. تفضل بالاستلام.`
+        : `Reminder: your order ${number} is ready. Please collect it.`,
+  };
+}

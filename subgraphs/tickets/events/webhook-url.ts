@@ -1,5 +1,7 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /** Addresses a webhook may never reach: loopback, private, link-local (cloud metadata), reserved. */
 const NOT_PUBLIC = new BlockList();
@@ -98,4 +100,48 @@ export async function vetWebhookHost(
     }
   }
   return first;
+}
+
+/** What one outbound POST came to: the receiver's status, or why there was none. */
+export interface PostOutcome {
+  statusCode: number | null;
+  error: string | null;
+}
+
+/**
+ * POSTs to the address `vetWebhookHost` returned, whatever a second lookup would say now, with one
+ * bound on the whole exchange; redirects are never followed. Used for webhooks and Web Push, whose
+ * URLs both come from outside.
+ */
+export function postToVetted(
+  url: URL,
+  target: { address: string; family: number },
+  headers: Record<string, string>,
+  body: string | Buffer,
+  timeoutMs: number,
+): Promise<PostOutcome> {
+  const lookup: LookupFunction = (_host, options, callback) => {
+    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+  return new Promise((resolve) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, { method: 'POST', headers, lookup, agent: false }, (res: IncomingMessage) => {
+      res.resume();
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ statusCode: res.statusCode ?? null, error: null });
+      });
+      res.on('error', (error) => {
+        clearTimeout(timer);
+        resolve({ statusCode: res.statusCode ?? null, error: error.message });
+      });
+    });
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    req.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ statusCode: null, error: error.message });
+    });
+    req.end(body);
+  });
 }

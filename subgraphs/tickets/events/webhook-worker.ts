@@ -1,6 +1,3 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import type { Config } from '../../../common/config';
 import type { MikroORM } from '../../../common/database';
 import type { Logger } from '../../../common/logger';
@@ -14,7 +11,7 @@ import {
 import type { JobQueues } from './job-queues';
 import { MAX_RETRIES, retryDelayMs, WEBHOOK_ROWS, workDeliveryRows } from './delivery-rows';
 import { unseal } from './secret-box';
-import { checkWebhookUrlForm, vetWebhookHost } from './webhook-url';
+import { checkWebhookUrlForm, postToVetted, vetWebhookHost, type PostOutcome } from './webhook-url';
 
 const CONCURRENCY = 16;
 
@@ -28,11 +25,6 @@ interface ClaimedDelivery {
   url: string;
   secret_sealed: Buffer;
   deleted_at: Date | null;
-}
-
-interface AttemptOutcome {
-  statusCode: number | null;
-  error: string | null;
 }
 
 /**
@@ -78,7 +70,7 @@ export class WebhookWorker {
     );
     if (claimed === undefined) return;
     const started = new Date();
-    const outcome: AttemptOutcome =
+    const outcome: PostOutcome =
       claimed.deleted_at !== null
         ? { statusCode: null, error: 'the endpoint was deleted' }
         : await this.send(claimed);
@@ -118,7 +110,7 @@ export class WebhookWorker {
     if (status === 'pending') await this.queues.enqueue('webhooks', Number(claimed.id), attempts, nextAt);
   }
 
-  private async send(delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+  private async send(delivery: ClaimedDelivery): Promise<PostOutcome> {
     const { allowInsecure, timeoutMs, secretKey } = this.config.webhooks;
     let url: URL;
     let target: { address: string; family: number };
@@ -139,31 +131,6 @@ export class WebhookWorker {
       [EVENT_HEADER]: delivery.event,
       [EVENT_ID_HEADER]: delivery.event_id,
     };
-    // Connect to the address that was vetted, whatever a second lookup would say now.
-    const lookup: LookupFunction = (_host, options, callback) => {
-      if (options.all) callback(null, [{ address: target.address, family: target.family }]);
-      else callback(null, target.address, target.family);
-    };
-    return new Promise((resolve) => {
-      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = send(url, { method: 'POST', headers, lookup, agent: false }, (res: IncomingMessage) => {
-        res.resume();
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({ statusCode: res.statusCode ?? null, error: null });
-        });
-        res.on('error', (error) => {
-          clearTimeout(timer);
-          resolve({ statusCode: res.statusCode ?? null, error: error.message });
-        });
-      });
-      // One bound on the whole exchange, not just on idle sockets; redirects are never followed.
-      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      req.on('error', (error) => {
-        clearTimeout(timer);
-        resolve({ statusCode: null, error: error.message });
-      });
-      req.end(delivery.body);
-    });
+    return postToVetted(url, target, headers, delivery.body, timeoutMs);
   }
 }

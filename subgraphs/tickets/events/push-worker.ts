@@ -1,0 +1,142 @@
+import webpush from 'web-push';
+import type { Config } from '../../../common/config';
+import type { MikroORM } from '../../../common/database';
+import type { Logger } from '../../../common/logger';
+import { PUSH_ROWS, retryDelayMs, workDeliveryRows } from './delivery-rows';
+import type { JobQueues } from './job-queues';
+import { checkWebhookUrlForm, postToVetted, vetWebhookHost, type PostOutcome } from './webhook-url';
+
+const CONCURRENCY = 8;
+const SEND_TIMEOUT_MS = 10_000;
+/** A notification is about now: two quick retries, then it is no longer worth sending. */
+const PUSH_RETRY_SCHEDULE_MS = [5_000, 30_000];
+/** How long a push service may hold a notification for a phone that is offline. */
+const TTL_SECONDS = 300;
+
+interface ClaimedPush {
+  id: string;
+  subscription_id: string;
+  title: string;
+  body: string;
+  token: string;
+  attempts: number;
+  endpoint: string;
+  p256dh: string;
+  auth: string;
+}
+
+/**
+ * Sends the Web Push notifications of ready and ring to the browsers that subscribed on the ticket
+ * page, encrypted and VAPID-signed by `web-push`, posted by us to the vetted address of the push
+ * service (its URL came from a browser, so it gets the same address checks as a webhook URL). A
+ * push service that calls the subscription gone (404, 410) gets it deleted.
+ */
+export class PushWorker {
+  private stopSweep?: () => void;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly queues: JobQueues,
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.stopSweep = workDeliveryRows(
+      PUSH_ROWS,
+      { orm: this.orm, queues: this.queues, logger: this.logger },
+      CONCURRENCY,
+      (id) => this.deliver(id),
+    );
+  }
+
+  stop(): void {
+    this.stopSweep?.();
+  }
+
+  async deliver(id: number): Promise<void> {
+    const em = this.orm.em.fork();
+    const [claimed] = await em.execute<ClaimedPush[]>(
+      `with claimed as (
+         update tickets.push_messages set status = 'sending', updated_at = now(),
+                locked_until = now() + make_interval(secs => ?)
+          where id = ? and status = 'pending' and next_attempt_at <= now() + interval '1 second'
+          returning id, subscription_id, title, body, attempts)
+       select c.*, s.endpoint, s.p256dh, s.auth, t.token
+         from claimed c join tickets.push_subscriptions s on s.id = c.subscription_id
+         join tickets.tickets t on t.id = s.ticket_id`,
+      [Math.ceil(SEND_TIMEOUT_MS / 1000) + 30, id],
+    );
+    if (claimed === undefined) return;
+    const attempts = claimed.attempts + 1;
+    const outcome = await this.send(claimed);
+    const status = outcome.statusCode;
+    if (status === 404 || status === 410) {
+      await em.execute('delete from tickets.push_subscriptions where id = ?', [claimed.subscription_id]);
+      this.logger.info({ push: Number(claimed.id), status }, 'push subscription gone; removed');
+      return;
+    }
+    if (status !== null && status >= 200 && status < 300) {
+      await this.settle(claimed.id, 'sent', attempts, null);
+      return;
+    }
+    const error = outcome.error ?? `push service answered ${status}`;
+    // 429 and 5xx may pass; any other answer will not change on a retry.
+    const transient = status === null || status === 429 || status >= 500;
+    if (!transient || attempts > PUSH_RETRY_SCHEDULE_MS.length) {
+      await this.settle(claimed.id, 'failed', attempts, error);
+    } else {
+      const nextAt = new Date(Date.now() + retryDelayMs(PUSH_RETRY_SCHEDULE_MS, attempts));
+      await this.settle(claimed.id, 'pending', attempts, error, nextAt);
+      await this.queues.enqueue('push', Number(claimed.id), attempts, nextAt);
+    }
+    this.logger.warn({ push: Number(claimed.id), attempt: attempts, error }, 'push not accepted');
+  }
+
+  private async send(push: ClaimedPush): Promise<PostOutcome> {
+    const keys = this.config.push;
+    if (keys === null) return { statusCode: null, error: 'Web Push is off (no VAPID keys)' };
+    const allowInsecure = this.config.webhooks.allowInsecure;
+    try {
+      const url = checkWebhookUrlForm(push.endpoint, allowInsecure);
+      const target = await vetWebhookHost(url, allowInsecure);
+      const details = webpush.generateRequestDetails(
+        { endpoint: push.endpoint, keys: { p256dh: push.p256dh, auth: push.auth } },
+        JSON.stringify({
+          title: push.title,
+          body: push.body,
+          url: `${this.config.publicBaseUrl}/t/${push.token}`,
+        }),
+        {
+          vapidDetails: { subject: keys.subject, publicKey: keys.publicKey, privateKey: keys.privateKey },
+          TTL: TTL_SECONDS,
+          urgency: 'high',
+          contentEncoding: 'aes128gcm',
+        },
+      );
+      const headers = Object.fromEntries(
+        Object.entries(details.headers).map(([name, value]) => [name.toLowerCase(), String(value)]),
+      );
+      const body = details.body ?? Buffer.alloc(0);
+      headers['content-length'] = String(body.length);
+      return await postToVetted(url, target, headers, body, SEND_TIMEOUT_MS);
+    } catch (error) {
+      return { statusCode: null, error: (error as Error).message };
+    }
+  }
+
+  private async settle(
+    id: string,
+    status: 'pending' | 'sent' | 'failed',
+    attempts: number,
+    error: string | null,
+    nextAt = new Date(),
+  ): Promise<void> {
+    await this.orm.em.fork().execute(
+      `update tickets.push_messages set status = ?, attempts = ?, last_error = ?, next_attempt_at = ?,
+              sent_at = case when ? = 'sent' then now() else sent_at end,
+              locked_until = null, updated_at = now() where id = ?`,
+      [status, attempts, error, nextAt, status, id],
+    );
+  }
+}
