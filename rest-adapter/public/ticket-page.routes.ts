@@ -27,6 +27,39 @@ const OPEN_PAGE = operation<{ linkTicket: PageTicket }, { token: string }>(
   }`,
 );
 
+const ENABLE_ALERTS = operation<{ enableTicketAlerts: { alertsEnabled: boolean } }, { token: string }>(
+  'TicketPageAlerts',
+  'mutation TicketPageAlerts($token: String!) { enableTicketAlerts(token: $token) { alertsEnabled } }',
+);
+
+const OPT_IN_SMS = operation<{ optInTicketSms: { smsOptIn: boolean } }, { token: string; phone: string }>(
+  'TicketPageSms',
+  'mutation TicketPageSms($token: String!, $phone: String!) { optInTicketSms(token: $token, phone: $phone) { smsOptIn } }',
+);
+
+const SUBSCRIBE_PUSH = operation<
+  { subscribeTicketPush: { pushKey: string | null } },
+  { token: string; endpoint: string; p256dh: string; auth: string }
+>(
+  'TicketPagePush',
+  `mutation TicketPagePush($token: String!, $endpoint: String!, $p256dh: String!, $auth: String!) {
+    subscribeTicketPush(token: $token, endpoint: $endpoint, p256dh: $p256dh, auth: $auth) { pushKey }
+  }`,
+);
+
+const SUBMIT_FEEDBACK = operation<
+  { submitTicketFeedback: { rating: number; comment: string | null; createdAt: string } },
+  { token: string; rating: number; comment: string | null }
+>(
+  'TicketPageFeedback',
+  `mutation TicketPageFeedback($token: String!, $rating: Int!, $comment: String) {
+    submitTicketFeedback(token: $token, rating: $rating, comment: $comment) { rating comment createdAt }
+  }`,
+);
+
+/** The page's own writes per client address and minute: a customer taps a handful of times. */
+export const PUBLIC_WRITE_RATE_LIMIT = 30;
+
 const TICKET_EXISTS = operation<{ ticketByToken: { number: string } | null }, { token: string }>(
   'TicketQr',
   'query TicketQr($token: String!) { ticketByToken(token: $token) { number } }',
@@ -100,7 +133,7 @@ function contentSecurityPolicy(liveUrl: string): string {
     "img-src 'self'",
     "worker-src 'self'",
     "manifest-src 'none'",
-    `connect-src ${live.protocol}//${live.host}`,
+    `connect-src 'self' ${live.protocol}//${live.host}`,
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
@@ -186,6 +219,92 @@ export function ticketPageRoutes(graph: GraphClient, config: Config, redis: Redi
     res.setHeader('Cache-Control', 'no-store');
     res.type('html').send(ticketPage(ticket, token, language, config.publicLiveUrl, page));
   });
+
+  // The page's writes: small JSON bodies, their own tighter limit per client address.
+  const writes = express.Router({ mergeParams: true });
+  writes.use(
+    rateLimit(redis, config.redisPrefix, {
+      name: 'public-writes',
+      quota: PUBLIC_WRITE_RATE_LIMIT,
+      windowSeconds: 60,
+      identify: (req) => `ip:${req.ip ?? 'unknown'}`,
+    }),
+    express.json({ limit: '8kb', strict: false }),
+  );
+  const body = (req: Request): Record<string, unknown> =>
+    typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
+      ? (req.body as Record<string, unknown>)
+      : {};
+  const refuse = (res: Response, errors: Record<string, string[]>) => {
+    res.status(422).json({ message: Object.values(errors)[0]?.[0] ?? 'The given data was invalid.', errors });
+  };
+  const tokenOf = (req: Request, res: Response): string | null => {
+    const token = String(req.params.token);
+    if (TOKEN.test(token)) return token;
+    res.status(404).json({ message: 'Ticket not found.' });
+    return null;
+  };
+
+  writes.post('/alerts', async (req, res) => {
+    const token = tokenOf(req, res);
+    if (token === null) return;
+    const done = await graph.execute(ENABLE_ALERTS, { token }, req);
+    res.json({ alerts_enabled: done.enableTicketAlerts.alertsEnabled });
+  });
+
+  writes.post('/sms', async (req, res) => {
+    const token = tokenOf(req, res);
+    if (token === null) return;
+    const { phone } = body(req);
+    if (typeof phone !== 'string') return refuse(res, { phone: ['The phone field is required.'] });
+    const done = await graph.execute(OPT_IN_SMS, { token, phone }, req);
+    res.json({ sms_opt_in: done.optInTicketSms.smsOptIn });
+  });
+
+  writes.post('/push', async (req, res) => {
+    const token = tokenOf(req, res);
+    if (token === null) return;
+    // PushSubscription.toJSON() as the browser gives it.
+    const { endpoint, keys } = body(req) as {
+      endpoint?: unknown;
+      keys?: { p256dh?: unknown; auth?: unknown };
+    };
+    const errors: Record<string, string[]> = {};
+    if (typeof endpoint !== 'string') errors.endpoint = ['The endpoint field is required.'];
+    if (typeof keys?.p256dh !== 'string') errors['keys.p256dh'] = ['The keys.p256dh field is required.'];
+    if (typeof keys?.auth !== 'string') errors['keys.auth'] = ['The keys.auth field is required.'];
+    if (Object.keys(errors).length > 0) return refuse(res, errors);
+    await graph.execute(
+      SUBSCRIBE_PUSH,
+      { token, endpoint: endpoint as string, p256dh: keys!.p256dh as string, auth: keys!.auth as string },
+      req,
+    );
+    res.status(201).json({ subscribed: true });
+  });
+
+  writes.post('/feedback', async (req, res) => {
+    const token = tokenOf(req, res);
+    if (token === null) return;
+    const { rating, comment } = body(req);
+    const errors: Record<string, string[]> = {};
+    if (typeof rating !== 'number' || !Number.isInteger(rating)) {
+      errors.rating = ['The rating must be 1, 2, 3, 4 or 5.'];
+    }
+    if (comment !== undefined && comment !== null && typeof comment !== 'string') {
+      errors.comment = ['The comment must be a string.'];
+    }
+    if (Object.keys(errors).length > 0) return refuse(res, errors);
+    const done = await graph.execute(
+      SUBMIT_FEEDBACK,
+      { token, rating: rating as number, comment: (comment as string | null | undefined) ?? null },
+      req,
+    );
+    const feedback = done.submitTicketFeedback;
+    res.status(201).json({
+      feedback: { rating: feedback.rating, comment: feedback.comment, created_at: feedback.createdAt },
+    });
+  });
+  router.use('/t/:token', writes);
 
   const qr = (format: 'png' | 'svg') => async (req: Request, res: Response) => {
     const token = String(req.params.token);

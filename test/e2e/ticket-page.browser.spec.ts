@@ -272,4 +272,45 @@ describe('the customer’s ticket page in real headless Chromium', () => {
       await page.close();
     }
   });
+
+  it('takes the page’s writes at its own origin, with field errors and a per-address limit', async () => {
+    const ticket = await rest('POST', '/tickets', {});
+    const write = async (action: string, body: unknown, address = '10.0.0.1') => {
+      const response = await fetch(`${String(ticket.public_url)}/${action}`, {
+        method: 'POST',
+        // The adapter trusts X-Forwarded-For from loopback only, as behind the platform's proxy.
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    expect(await write('alerts', {})).toEqual({ status: 200, body: { alerts_enabled: true } });
+    expect((await write('sms', {})).body).toEqual({
+      message: 'The phone field is required.',
+      errors: { phone: ['The phone field is required.'] },
+    });
+    const badPhone = await write('sms', { phone: '12' });
+    expect(badPhone.status).toBe(422);
+    expect((badPhone.body.errors as Record<string, string[]>).phone).toEqual([
+      'The phone field must be a valid Iraqi mobile number.',
+    ]);
+    expect((await write('sms', { phone: '0771 234 5678' })).body).toEqual({ sms_opt_in: true });
+    expect((await write('feedback', { rating: 'five' })).status).toBe(422);
+    expect((await write('feedback', { rating: 5 })).status).toBe(422);
+    await rest('POST', `/tickets/${String(ticket.id)}/collected`);
+    const given = await write('feedback', { rating: 5, comment: 'Fast' });
+    expect(given.status).toBe(201);
+    expect(given.body.feedback).toMatchObject({ rating: 5, comment: 'Fast' });
+    expect((await write('feedback', { rating: 4 })).status).toBe(409);
+    expect((await write('push', { endpoint: 'https://push.example/x' })).body.errors).toEqual({
+      'keys.p256dh': ['The keys.p256dh field is required.'],
+      'keys.auth': ['The keys.auth field is required.'],
+    });
+    const unknown = await fetch(`${origin}/t/${'C'.repeat(32)}/alerts`, { method: 'POST' });
+    expect(unknown.status).toBe(404);
+    // 30 writes a minute per address: the next one from another address still passes.
+    const burst = await Promise.all(Array.from({ length: 31 }, () => write('alerts', {}, '10.0.0.2')));
+    expect(burst.filter((r) => r.status === 429)).toHaveLength(1);
+    expect((await write('alerts', {}, '10.0.0.3')).status).toBe(200);
+  });
 });

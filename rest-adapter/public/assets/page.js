@@ -1,5 +1,5 @@
 // The ticket page, kept live over graphql-ws: the server rendered the state at load; this script
-// follows every change, alerts the customer and sends the page's forms over the same socket.
+// follows every change and alerts the customer; the page's forms post to the page's own origin.
 'use strict';
 (function () {
   var root = document.getElementById('ticket');
@@ -146,15 +146,28 @@
     };
   }
 
-  function errorText(result) {
-    var error = result.errors && result.errors[0];
-    if (!error) return '';
-    var fields = error.extensions && error.extensions.errors;
-    if (fields) {
-      var first = Object.keys(fields)[0];
-      if (first) return fields[first][0];
-    }
-    return error.message;
+  /**
+   * The page's writes go to the page's own origin (rate limited per address there); resolves with
+   * an error text, empty on success.
+   */
+  function post(action, body) {
+    return window
+      .fetch(window.location.pathname + '/' + action, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'accept-language': lang },
+        body: JSON.stringify(body),
+      })
+      .then(function (response) {
+        if (response.ok) return '';
+        return response.json().then(function (answer) {
+          var fields = answer.errors;
+          var first = fields && Object.keys(fields)[0];
+          return first ? fields[first][0] : answer.message;
+        });
+      })
+      .catch(function () {
+        return root.querySelector('.offline').textContent;
+      });
   }
 
   function keepAwake() {
@@ -182,7 +195,7 @@
       alertsButton.textContent = alertsButton.dataset.on;
       alertsButton.setAttribute('aria-pressed', 'true');
       root.dataset.alerts = 'true';
-      request('mutation ($t: String!) { enableTicketAlerts(token: $t) { alertsEnabled } }', { t: token });
+      post('alerts', {});
     });
   }
 
@@ -210,11 +223,7 @@
             });
           })
           .then(function (subscription) {
-            var json = subscription.toJSON();
-            return request(
-              'mutation ($t: String!, $e: String!, $p: String!, $a: String!) { subscribeTicketPush(token: $t, endpoint: $e, p256dh: $p, auth: $a) { pushKey } }',
-              { t: token, e: json.endpoint, p: json.keys.p256dh, a: json.keys.auth },
-            );
+            return post('push', subscription.toJSON());
           });
       })
       .catch(function () {
@@ -230,9 +239,8 @@
       event.preventDefault();
       var button = form.querySelector('button[type="submit"]');
       button.disabled = true;
-      submit(form).then(function (answer) {
+      submit(form).then(function (error) {
         button.disabled = false;
-        var error = errorText(answer);
         if (error) {
           result.dataset.error = 'true';
           result.textContent = error;
@@ -246,22 +254,13 @@
   }
 
   wireForm('sms', function (form) {
-    return request(
-      'mutation ($t: String!, $p: String!) { optInTicketSms(token: $t, phone: $p) { smsOptIn } }',
-      {
-        t: token,
-        p: form.elements.phone.value,
-      },
-    );
+    return post('sms', { phone: form.elements.phone.value });
   });
 
   wireForm('feedback', function (form) {
     var checked = form.querySelector('input[name="rating"]:checked');
     var comment = form.elements.comment.value;
-    return request(
-      'mutation ($t: String!, $r: Int!, $c: String) { submitTicketFeedback(token: $t, rating: $r, comment: $c) { rating } }',
-      { t: token, r: checked ? Number(checked.value) : 0, c: comment || null },
-    );
+    return post('feedback', { rating: checked ? Number(checked.value) : 0, comment: comment || null });
   });
 
   connect();
