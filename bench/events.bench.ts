@@ -19,7 +19,7 @@ import { flag, percentile } from './load';
  *     N = 1, 100, 1,000 and 10,000, with the gateway's resident memory per idle subscriber;
  * (b) time from `POST /tickets/{id}/ready` to the first webhook attempt's arrival at a local receiver.
  *
- *   npm run build && npm run bench:events -- [--rounds 10] [--max 10000]
+ *   npm run build && npm run bench:events -- [--rounds 10] [--max 10000] [--only 10000]
  *
  * Every subscriber watches the same ticket, the most a single event can fan out. The 30-second
  * ring interval is moved out of the way with one UPDATE between rounds. The subscribers run in this
@@ -235,7 +235,10 @@ async function main(): Promise<void> {
     const ticket = await post('/tickets');
     let readied = false;
     const levels: Record<string, unknown>[] = [];
-    for (const n of [1, 100, 1_000, 10_000].filter((level) => level <= max)) {
+    const only = flag('only', 0);
+    for (const n of [1, 100, 1_000, 10_000].filter(
+      (level) => level <= max && (only === 0 || level === only),
+    )) {
       const subs: Subscribers = {
         sockets: [],
         arrived: new Array<number>(n).fill(-1),
