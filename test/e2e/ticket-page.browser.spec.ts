@@ -9,8 +9,15 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { projectRoot } from '../../common/paths';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
-import { freePorts } from '../support/processes';
+import {
+  admin,
+  newTicketBranch,
+  platformEnv,
+  startPlatform,
+  type Platform,
+  type TicketBranch,
+} from '../support/platform';
+import { freePorts, startProcess } from '../support/processes';
 import { waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -312,5 +319,49 @@ describe('the customer’s ticket page in real headless Chromium', () => {
     const burst = await Promise.all(Array.from({ length: 31 }, () => write('alerts', {}, '10.0.0.2')));
     expect(burst.filter((r) => r.status === 429)).toHaveLength(1);
     expect((await write('alerts', {}, '10.0.0.3')).status).toBe(200);
+  });
+
+  it('reconnects after losing its socket and refetches what changed meanwhile', async () => {
+    // The page's live URL points at a gateway process of its own, which this test stops and restarts.
+    const [port] = (await freePorts(1)) as [number];
+    const liveEnv = platformEnv(platform.config, { GATEWAY_PORT: String(port) });
+    const ready = `http://127.0.0.1:${port}/readyz`;
+    let live = await startProcess('gateway/main.js', liveEnv, ready);
+    const [edgePort] = (await freePorts(1)) as [number];
+    const edge = await startProcess(
+      'rest-adapter/main.js',
+      platformEnv(platform.config, {
+        REST_PORT: String(edgePort),
+        PUBLIC_LIVE_URL: `ws://127.0.0.1:${port}/graphql`,
+      }),
+      `http://127.0.0.1:${edgePort}/readyz`,
+    );
+    const page = await browser.newPage();
+    try {
+      const ticket = await rest('POST', '/tickets', { number: 'E-5' });
+      const liveSubscribers = async () =>
+        ((await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { subscribers: number })
+          .subscribers;
+      await page.goto(`http://127.0.0.1:${edgePort}/t/${String(ticket.token)}`);
+      await waitUntil(async () => (await liveSubscribers()) === 1, 10_000, 'the page’s subscription');
+
+      await live.stop();
+      await page.waitForFunction(() => !(document.querySelector('.offline') as HTMLElement).hidden, {
+        timeout: 5_000,
+      });
+      // The change happens while the page has no socket: no message can carry it.
+      await rest('POST', `/tickets/${String(ticket.id)}/ready`);
+      expect(await status(page)).toBe('waiting');
+
+      live = await startProcess('gateway/main.js', liveEnv, ready);
+      await page.waitForFunction(() => document.getElementById('ticket')?.dataset.status === 'ready', {
+        timeout: 15_000,
+      });
+      expect(await page.$eval('.offline', (el) => (el as HTMLElement).hidden)).toBe(true);
+    } finally {
+      await page.close();
+      await edge.stop();
+      await live.stop();
+    }
   });
 });
