@@ -87,6 +87,21 @@ export function escapeHtml(value: string): string {
   );
 }
 
+/** Everything up to `<body>`: language and direction, the policy-friendly head, the assets. */
+function documentStart(language: TextLanguage, title: string, assets: PageAssets, live: boolean): string {
+  return `<!doctype html>
+<html lang="${language}" dir="${language === 'ar' ? 'rtl' : 'ltr'}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="${assets.style}">${live ? `\n<script src="${assets.script}" defer></script>` : ''}
+</head>
+<body>`;
+}
+
 /** Hours and minutes in the venue's zone, with the page language's digits. */
 function clock(iso: string | null, language: TextLanguage, timezone: string): string {
   if (iso === null) return '';
@@ -118,18 +133,7 @@ export function ticketPage(
         `<label class="star"><input type="radio" name="rating" value="${n}" required><span aria-label="${e(t.rating(n))}">★</span></label>`,
     )
     .join('');
-  return `<!doctype html>
-<html lang="${language}" dir="${language === 'ar' ? 'rtl' : 'ltr'}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="referrer" content="no-referrer">
-<title>${e(t.title(ticket.number))}</title>
-<link rel="stylesheet" href="${assets.style}">
-<script src="${assets.script}" defer></script>
-</head>
-<body>
+  return `${documentStart(language, t.title(ticket.number), assets, true)}
 <main id="ticket" data-status="${status}" data-token="${e(token)}" data-live-url="${e(liveUrl)}" data-lang="${language}" data-ring-count="${ticket.ringCount}" data-alerts="${ticket.alertsEnabled}" data-timezone="${e(ticket.timezone)}"${ticket.pushKey ? ` data-push-key="${e(ticket.pushKey)}"` : ''}>
 <header>
 <p class="venue"><bdi>${e(ticket.venueName)}</bdi> · <bdi>${e(ticket.branchName)}</bdi></p>
@@ -171,16 +175,7 @@ ${
 /** The friendly page for a token that names no ticket (served with 404). */
 export function notFoundPage(language: TextLanguage, assets: PageAssets): string {
   const t = TEXTS[language];
-  return `<!doctype html>
-<html lang="${language}" dir="${language === 'ar' ? 'rtl' : 'ltr'}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>404</title>
-<link rel="stylesheet" href="${assets.style}">
-</head>
-<body>
+  return `${documentStart(language, '404', assets, false)}
 <main id="ticket" data-status="missing">
 <section class="card"><p class="status">${escapeHtml(t.notFound)}</p></section>
 </main>

@@ -53,22 +53,35 @@ export async function sweepOverdue(em: EntityManager, queues: JobQueues, rows: D
 }
 
 /**
- * Runs a worker over a delivery table: `deliver` for each job of its queue, and the overdue sweep
- * every two seconds. Resolves to the function that stops the sweep; the queue stops with JobQueues.
+ * A worker over one delivery table: `deliver` for each job of its queue, and the overdue sweep
+ * every two seconds. The queue itself stops with JobQueues.
  */
-export function workDeliveryRows(
-  rows: DeliveryTable,
-  { orm, queues, logger }: { orm: MikroORM; queues: JobQueues; logger: Logger },
-  concurrency: number,
-  deliver: (id: number) => Promise<void>,
-): () => void {
-  queues.queue(rows.queue).process(concurrency, (job) => deliver(job.data.id));
-  const sweeper = setInterval(
-    () =>
-      void sweepOverdue(orm.em.fork(), queues, rows).catch((error: unknown) =>
-        logger.warn({ err: error, table: rows.table }, 'overdue sweep failed'),
-      ),
-    SWEEP_MS,
-  );
-  return () => clearInterval(sweeper);
+export abstract class DeliveryRowWorker {
+  private sweeper?: NodeJS.Timeout;
+
+  protected constructor(
+    private readonly rows: DeliveryTable,
+    private readonly concurrency: number,
+    protected readonly orm: MikroORM,
+    protected readonly queues: JobQueues,
+    protected readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.queues.queue(this.rows.queue).process(this.concurrency, (job) => this.deliver(job.data.id));
+    this.sweeper = setInterval(
+      () =>
+        void sweepOverdue(this.orm.em.fork(), this.queues, this.rows).catch((error: unknown) =>
+          this.logger.warn({ err: error, table: this.rows.table }, 'overdue sweep failed'),
+        ),
+      SWEEP_MS,
+    );
+  }
+
+  stop(): void {
+    clearInterval(this.sweeper);
+  }
+
+  /** Attempts the row once; a job for a row with nothing left to do does nothing. */
+  abstract deliver(id: number): Promise<void>;
 }

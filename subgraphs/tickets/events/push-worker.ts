@@ -2,7 +2,7 @@ import webpush from 'web-push';
 import type { Config } from '../../../common/config';
 import type { MikroORM } from '../../../common/database';
 import type { Logger } from '../../../common/logger';
-import { PUSH_ROWS, retryDelayMs, workDeliveryRows } from './delivery-rows';
+import { DeliveryRowWorker, PUSH_ROWS, retryDelayMs } from './delivery-rows';
 import type { JobQueues } from './job-queues';
 import { checkWebhookUrlForm, postToVetted, vetWebhookHost, type PostOutcome } from './webhook-url';
 
@@ -31,27 +31,14 @@ interface ClaimedPush {
  * service (its URL came from a browser, so it gets the same address checks as a webhook URL). A
  * push service that calls the subscription gone (404, 410) gets it deleted.
  */
-export class PushWorker {
-  private stopSweep?: () => void;
-
+export class PushWorker extends DeliveryRowWorker {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly queues: JobQueues,
+    orm: MikroORM,
+    queues: JobQueues,
     private readonly config: Config,
-    private readonly logger: Logger,
-  ) {}
-
-  start(): void {
-    this.stopSweep = workDeliveryRows(
-      PUSH_ROWS,
-      { orm: this.orm, queues: this.queues, logger: this.logger },
-      CONCURRENCY,
-      (id) => this.deliver(id),
-    );
-  }
-
-  stop(): void {
-    this.stopSweep?.();
+    logger: Logger,
+  ) {
+    super(PUSH_ROWS, CONCURRENCY, orm, queues, logger);
   }
 
   async deliver(id: number): Promise<void> {

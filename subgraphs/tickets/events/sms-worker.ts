@@ -4,7 +4,7 @@ import { JsonHttpClient } from '../../../common/json-http';
 import type { Logger } from '../../../common/logger';
 import type { Redis } from '../../../common/redis';
 import { VenuePlanClient } from '../venue-plan.client';
-import { MAX_RETRIES, retryDelayMs, SMS_ROWS, workDeliveryRows } from './delivery-rows';
+import { DeliveryRowWorker, MAX_RETRIES, retryDelayMs, SMS_ROWS } from './delivery-rows';
 import type { JobQueues } from './job-queues';
 
 const CONCURRENCY = 4;
@@ -57,33 +57,20 @@ function httpDriver(config: Config): SmsDriver {
  * transaction that records the provider's acceptance. The venue's plan is asked at send time, so
  * a venue that lost SMS in between gets none (the row says `skipped`).
  */
-export class SmsWorker {
-  private stopSweep?: () => void;
+export class SmsWorker extends DeliveryRowWorker {
   private readonly driver: SmsDriver;
   private readonly plans: VenuePlanClient;
 
   constructor(
-    private readonly orm: MikroORM,
-    private readonly queues: JobQueues,
+    orm: MikroORM,
+    queues: JobQueues,
     redis: Redis,
     private readonly config: Config,
-    private readonly logger: Logger,
+    logger: Logger,
   ) {
+    super(SMS_ROWS, CONCURRENCY, orm, queues, logger);
     this.driver = config.sms.driver === 'http' ? httpDriver(config) : logDriver(logger);
     this.plans = new VenuePlanClient(config.subgraphUrls.billing, redis, config.redisPrefix);
-  }
-
-  start(): void {
-    this.stopSweep = workDeliveryRows(
-      SMS_ROWS,
-      { orm: this.orm, queues: this.queues, logger: this.logger },
-      CONCURRENCY,
-      (id) => this.deliver(id),
-    );
-  }
-
-  stop(): void {
-    this.stopSweep?.();
   }
 
   /** After the queue has let its in-flight jobs finish. */

@@ -9,7 +9,7 @@ import {
   TIMESTAMP_HEADER,
 } from '../../../rest-adapter/webhooks/webhook-signature';
 import type { JobQueues } from './job-queues';
-import { MAX_RETRIES, retryDelayMs, WEBHOOK_ROWS, workDeliveryRows } from './delivery-rows';
+import { DeliveryRowWorker, MAX_RETRIES, retryDelayMs, WEBHOOK_ROWS } from './delivery-rows';
 import { unseal } from './secret-box';
 import { checkWebhookUrlForm, postToVetted, vetWebhookHost, type PostOutcome } from './webhook-url';
 
@@ -32,27 +32,14 @@ interface ClaimedDelivery {
  * stored body with a fresh timestamp, POSTs it to the vetted address, records the attempt and
  * schedules the next one or settles the delivery, all from Postgres' point of view.
  */
-export class WebhookWorker {
-  private stopSweep?: () => void;
-
+export class WebhookWorker extends DeliveryRowWorker {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly queues: JobQueues,
+    orm: MikroORM,
+    queues: JobQueues,
     private readonly config: Config,
-    private readonly logger: Logger,
-  ) {}
-
-  start(): void {
-    this.stopSweep = workDeliveryRows(
-      WEBHOOK_ROWS,
-      { orm: this.orm, queues: this.queues, logger: this.logger },
-      CONCURRENCY,
-      (id) => this.deliver(id),
-    );
-  }
-
-  stop(): void {
-    this.stopSweep?.();
+    logger: Logger,
+  ) {
+    super(WEBHOOK_ROWS, CONCURRENCY, orm, queues, logger);
   }
 
   async deliver(id: number): Promise<void> {
