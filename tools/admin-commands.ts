@@ -1,5 +1,6 @@
 import type { CommandSpec } from '../common/cli';
 import { planCommands } from '../subgraphs/billing/plan.commands';
+import { cvCommands } from '../subgraphs/cv/cv.commands';
 import { webhookCommands } from '../subgraphs/tickets/events/webhook.commands';
 import { ticketsCommands } from '../subgraphs/tickets/tickets.commands';
 
@@ -8,4 +9,5 @@ export const ADMIN_COMMANDS: readonly CommandSpec[] = [
   ...planCommands,
   ...ticketsCommands,
   ...webhookCommands,
+  ...cvCommands,
 ];

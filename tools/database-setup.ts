@@ -1,6 +1,8 @@
 import type { Config } from '../common/config';
 import { ensureDatabase, migrateSchema, openSchema } from '../common/database';
 import type { Logger } from '../common/logger';
+import { cvSubgraph } from '../subgraphs/cv/cv.subgraph';
+import { TemplateService } from '../subgraphs/cv/template.service';
 import { PlanService } from '../subgraphs/billing/plan.service';
 import { billingSubgraph } from '../subgraphs/billing/billing.subgraph';
 import { SUBGRAPHS } from '../subgraphs';
@@ -34,13 +36,21 @@ export async function migrateAll(config: Config, logger?: Logger): Promise<Migra
   return { createdDatabase, applied };
 }
 
-/** Writes the reference data every environment needs: the plan catalogue. */
-export async function seedReferenceData(config: Config, logger?: Logger): Promise<{ plans: number }> {
-  const orm = await openSchema(config, billingSubgraph.schemaModule, logger);
+/** Writes the reference data every environment needs: the plan catalogue and the platform templates. */
+export async function seedReferenceData(
+  config: Config,
+  logger?: Logger,
+): Promise<{ plans: number; templates: number }> {
+  const billing = await openSchema(config, billingSubgraph.schemaModule, logger);
+  const cv = await openSchema(config, cvSubgraph.schemaModule, logger);
   try {
-    return { plans: await new PlanService(orm.em.fork()).seedCatalogue() };
+    return {
+      plans: await new PlanService(billing.em.fork()).seedCatalogue(),
+      templates: await new TemplateService(cv.em.fork()).seedPlatform(),
+    };
   } finally {
-    await orm.close(true);
+    await billing.close(true);
+    await cv.close(true);
   }
 }
 

@@ -1,0 +1,65 @@
+import { BigIntType, BlobType, Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+
+/** A business that may own templates; its accounts see them beside the platform's. */
+@Entity({ tableName: 'companies' })
+export class Company {
+  @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
+  id!: number;
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+}
+
+/** Who builds CVs; its plan lives in billing. */
+@Entity({ tableName: 'accounts' })
+export class Account {
+  @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
+  id!: number;
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  @Property({ type: 'text' })
+  email!: string;
+
+  @Property({ type: new BigIntType('number'), nullable: true })
+  companyId: number | null = null;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+}
+
+/** An account's API key for `X-API-Key`; only its SHA-256 is stored, the key is shown once. */
+@Entity({ tableName: 'account_api_keys' })
+export class AccountApiKey {
+  @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
+  id!: number;
+
+  @Property({ type: new BigIntType('number') })
+  accountId!: number;
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  /** Leading characters of the key, so an operator can tell keys apart without the secret. */
+  @Property({ type: 'text' })
+  prefix!: string;
+
+  @Property({ type: BlobType, hidden: true })
+  keyHash!: Buffer;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  lastUsedAt: Date | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  revokedAt: Date | null = null;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date & Opt = new Date();
+}
