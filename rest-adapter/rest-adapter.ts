@@ -9,6 +9,7 @@ import { GraphClient } from './graph-client';
 import { errorHandler, unknownRoute } from './http-errors';
 import { plansRoutes } from './plans/plans.routes';
 import { credentialOf, rateLimit } from './rate-limit';
+import { cvRoutes } from './cv/cv.routes';
 import { ticketPageRoutes } from './public/ticket-page.routes';
 import { ticketsRoutes } from './tickets/tickets.routes';
 
@@ -42,6 +43,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   });
   api.use(['/tickets', '/openapi.json'], perTicketKey);
   api.use(ticketsRoutes(graph, config.publicBaseUrl));
+  api.use(cvRoutes(graph, logger));
   service.app.use(API_PREFIX, api);
   service.app.use(ticketPageRoutes(graph, config, redis));
   service.app.use(unknownRoute);

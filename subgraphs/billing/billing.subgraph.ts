@@ -1,4 +1,6 @@
 import { billingMigrations } from '../../migrations/billing';
+import { AccountBillingResolver } from './account.resolver';
+import { BillingAccount } from './account.type';
 import type { SubgraphDefinition } from '../../common/subgraph';
 import { Plan } from './plan.entity';
 import { resolvePlanReference } from './plan.reference';
@@ -9,18 +11,25 @@ import { SubscriptionService } from './subscription.service';
 import { VenueBillingResolver } from './venue.resolver';
 import { BillingVenue } from './venue.type';
 
-/** Billing: the plan catalogue and who is subscribed to which plan. */
+/** Billing: the plan catalogue, who is subscribed to which plan, and metered usage. */
 export const billingSubgraph: SubgraphDefinition = {
   name: 'billing',
   schemaModule: { schema: 'billing', entities: [Plan, Subscription], migrations: billingMigrations },
-  resolvers: [PlanResolver, VenueBillingResolver],
-  orphanedTypes: [BillingVenue],
+  resolvers: [PlanResolver, VenueBillingResolver, AccountBillingResolver],
+  orphanedTypes: [BillingVenue, BillingAccount],
   referenceResolvers: {
     Plan: { __resolveReference: resolvePlanReference },
     Venue: { __resolveReference: (reference: { id: string }) => ({ id: reference.id }) },
+    Account: {
+      __resolveReference: (reference: { id: string; cvCount?: number }) => ({
+        id: reference.id,
+        cvCount: reference.cvCount ?? 0,
+      }),
+    },
   },
   createResolvers: (scope) => [
     new PlanResolver(new PlanService(scope.em)),
     new VenueBillingResolver(new SubscriptionService(scope.em)),
+    new AccountBillingResolver(new SubscriptionService(scope.em)),
   ],
 };

@@ -48,4 +48,18 @@ export class SubscriptionService {
     const subscription = await this.em.findOne(Subscription, { subjectType, subjectId, status: 'active' });
     return subscription === null ? null : this.em.findOne(Plan, { key: subscription.planKey });
   }
+
+  async subscriptionOf(subjectType: SubjectType, subjectId: number): Promise<Subscription | null> {
+    return this.em.findOne(Subscription, { subjectType, subjectId });
+  }
+
+  /** Downloads metered in the current calendar month (UTC); a new month starts at zero. */
+  async downloadsThisMonth(subjectType: SubjectType, subjectId: number): Promise<number> {
+    const [row] = await this.em.execute<{ downloads: number }[]>(
+      `select downloads from billing.usage_months
+        where subject_type = ? and subject_id = ? and month = date_trunc('month', now() at time zone 'utc')::date`,
+      [subjectType, subjectId],
+    );
+    return row?.downloads ?? 0;
+  }
 }

@@ -18,7 +18,7 @@ import {
   type TicketBranch,
 } from '../support/platform';
 import { freePorts, startProcess } from '../support/processes';
-import { waitUntil } from '../support/wait';
+import { awayFromWindowEdge, waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -106,6 +106,13 @@ describe('the customer’s ticket page in real headless Chromium', () => {
     return { page, requests };
   }
 
+  /** Closes a page and waits until the gateway no longer counts its subscription. */
+  async function close(page: Page): Promise<void> {
+    const before = await subscribers();
+    await page.close();
+    await waitUntil(async () => (await subscribers()) < before, 10_000, 'the closed page’s unsubscription');
+  }
+
   const status = (page: Page) => page.$eval('#ticket', (el) => (el as HTMLElement).dataset.status);
 
   it('shows the number and waiting, goes ready within 2 s of POST ready, and alerts again on a ring', async () => {
@@ -144,7 +151,7 @@ describe('the customer’s ticket page in real headless Chromium', () => {
       const gateway = new URL(platform.gatewayUrl).host;
       expect(requests.filter((url) => !url.startsWith(origin) && !url.includes(gateway))).toEqual([]);
     } finally {
-      await page.close();
+      await close(page);
     }
   });
 
@@ -155,9 +162,9 @@ describe('the customer’s ticket page in real headless Chromium', () => {
       linked_at: null,
     });
     const first = await open(String(ticket.public_url));
-    await first.page.close();
+    await close(first.page);
     const second = await open(String(ticket.public_url));
-    await second.page.close();
+    await close(second.page);
     const read = await rest('GET', `/tickets/${String(ticket.id)}`);
     expect(read.phone_linked).toBe(true);
     expect(read.linked_at).toEqual(expect.stringMatching(/^\d{4}-/));
@@ -202,7 +209,7 @@ describe('the customer’s ticket page in real headless Chromium', () => {
       );
       expect(hook!.json.data.feedback).toMatchObject({ rating: 4, comment: 'Quick and hot' });
     } finally {
-      await page.close();
+      await close(page);
     }
     const toggled = await browser.newPage();
     try {
@@ -316,6 +323,7 @@ describe('the customer’s ticket page in real headless Chromium', () => {
     const unknown = await fetch(`${origin}/t/${'C'.repeat(32)}/alerts`, { method: 'POST' });
     expect(unknown.status).toBe(404);
     // 30 writes a minute per address: the next one from another address still passes.
+    await awayFromWindowEdge();
     const burst = await Promise.all(Array.from({ length: 31 }, () => write('alerts', {}, '10.0.0.2')));
     expect(burst.filter((r) => r.status === 429)).toHaveLength(1);
     expect((await write('alerts', {}, '10.0.0.3')).status).toBe(200);

@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
+import { awayFromWindowEdge } from '../support/wait';
 
 interface Reply {
   status: number;
@@ -552,9 +553,7 @@ describe('ticket-calling-api.md over REST, through the gateway, on real Postgres
 
   describe('rate limit', () => {
     it('allows 120 requests a minute per key, then 429 with Retry-After; every answer carries RateLimit headers', async () => {
-      // A fixed window must not roll over mid-test.
-      const intoWindow = (Date.now() / 1000) % 60;
-      if (intoWindow > 45) await new Promise((resolve) => setTimeout(resolve, (61 - intoWindow) * 1000));
+      await awayFromWindowEdge();
       const key = await keyOf();
       const statuses: number[] = [];
       let last: Reply | undefined;

@@ -10,3 +10,14 @@ export async function waitUntil(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * Waits for the next fixed window when the current one has less than `marginSeconds` left, so a
+ * test that counts requests against a per-window limit never straddles two windows.
+ */
+export async function awayFromWindowEdge(windowSeconds = 60, marginSeconds = 15): Promise<void> {
+  const into = (Date.now() / 1000) % windowSeconds;
+  if (into > windowSeconds - marginSeconds) {
+    await new Promise((resolve) => setTimeout(resolve, (windowSeconds + 1 - into) * 1000));
+  }
+}

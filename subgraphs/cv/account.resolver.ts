@@ -1,0 +1,34 @@
+import { FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import type { EntityManager } from '../../common/database';
+import { AccountService } from './account.service';
+import { AccountType } from './account.type';
+import { CvAccess } from './cv-access';
+
+@Resolver(() => AccountType)
+export class AccountResolver {
+  constructor(
+    private readonly access: CvAccess,
+    private readonly em: EntityManager,
+  ) {}
+
+  @Query(() => AccountType, { description: 'The account of the request’s X-API-Key.' })
+  async me(): Promise<AccountType> {
+    const principal = await this.access.require();
+    const account = await new AccountService(this.em).getAccount(principal.accountId);
+    return {
+      id: String(account.id),
+      name: account.name,
+      email: account.email,
+      apiKey: { name: principal.keyName, prefix: principal.keyPrefix },
+    };
+  }
+
+  @FieldResolver(() => Int, { description: 'CVs the account holds; billing reports it as usage.cvs.' })
+  async cvCount(@Root() account: AccountType): Promise<number> {
+    const [row] = await this.em.execute<{ n: string }[]>(
+      'select count(*) as n from cv.cvs where account_id = ?',
+      [Number(account.id)],
+    );
+    return Number(row?.n ?? 0);
+  }
+}
