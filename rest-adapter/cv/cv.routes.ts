@@ -1,6 +1,7 @@
 import { Router, type ErrorRequestHandler } from 'express';
 import type { Logger } from '../../common/logger';
 import { currentRequestId } from '../../common/request-context';
+import { sendCacheable } from '../cacheable';
 import { operation, type GraphClient } from '../graph-client';
 import { toHttpError } from '../http-errors';
 
@@ -60,6 +61,51 @@ export const CV_ME = operation<MeData>(
   `,
 );
 
+interface TemplateData {
+  id: string;
+  slug: string;
+  name: string;
+  description: string;
+  category: string;
+  layout: string;
+  isPremium: boolean;
+  isCompanyTemplate: boolean;
+  available: boolean;
+  previewUrl: string;
+}
+
+const TEMPLATE_FIELDS =
+  'id slug name description category layout isPremium isCompanyTemplate available previewUrl';
+
+export const CV_TEMPLATES = operation<{ templates: TemplateData[] }>(
+  'CvTemplates',
+  `query CvTemplates { templates { ${TEMPLATE_FIELDS} } }`,
+);
+
+export const CV_TEMPLATE = operation<{ template: TemplateData }, { id: string }>(
+  'CvTemplate',
+  `query CvTemplate($id: ID!) { template(id: $id) { ${TEMPLATE_FIELDS} } }`,
+);
+
+/** The Template resource of cv-api.md. */
+export function toTemplateResource(t: TemplateData) {
+  return {
+    id: Number(t.id),
+    slug: t.slug,
+    name: t.name,
+    description: t.description,
+    category: t.category,
+    layout: t.layout,
+    is_premium: t.isPremium,
+    is_company_template: t.isCompanyTemplate,
+    available: t.available,
+    preview_url: t.previewUrl,
+  };
+}
+
+/** Per account (availability follows its plan): private caches only. */
+const TEMPLATE_CACHE = 'private, max-age=300';
+
 /** The Account resource of cv-api.md, every field present. */
 export function toAccountResource({ me }: MeData) {
   return {
@@ -85,6 +131,16 @@ export function cvRoutes(graph: GraphClient, logger: Logger): Router {
   const router = Router();
   router.get('/me', async (req, res) => {
     res.json({ data: toAccountResource(await graph.execute(CV_ME, {}, req)) });
+  });
+  router.get('/templates', async (req, res) => {
+    const { templates } = await graph.execute(CV_TEMPLATES, {}, req);
+    res.setHeader('Vary', 'X-API-Key, Accept-Language');
+    sendCacheable(req, res, { data: templates.map(toTemplateResource) }, TEMPLATE_CACHE);
+  });
+  router.get('/templates/:id', async (req, res) => {
+    const { template } = await graph.execute(CV_TEMPLATE, { id: req.params.id }, req);
+    res.setHeader('Vary', 'X-API-Key, Accept-Language');
+    sendCacheable(req, res, { data: toTemplateResource(template) }, TEMPLATE_CACHE);
   });
   // Inside this router, so only the CV document's routes answer in its error shape.
   router.use(cvErrorHandler(logger));

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { sendCacheable } from '../cacheable';
 import { operation, type GraphClient } from '../graph-client';
 
 interface PlanData {
@@ -52,7 +53,8 @@ export function plansRoutes(graph: GraphClient): Router {
   const router = Router();
   router.get('/plans', async (req, res) => {
     const { plans } = await graph.execute(CV_PLANS, {}, req);
-    res.json({ data: plans.map(toPlanRecord) });
+    // The same for everyone, so shared caches may keep it too.
+    sendCacheable(req, res, { data: plans.map(toPlanRecord) }, 'public, max-age=3600');
   });
   return router;
 }

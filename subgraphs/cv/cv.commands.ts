@@ -1,6 +1,7 @@
 import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
 import { SubscriptionService } from '../billing/subscription.service';
 import type { Account } from './account.entity';
+import { accountPlanClient } from './account-plan.client';
 import { AccountService } from './account.service';
 import { TEMPLATE_CATEGORIES, TEMPLATE_LAYOUTS, TemplateService } from './template.service';
 
@@ -61,6 +62,8 @@ export const cvCommands: CommandSpec[] = [
       const account = await new AccountService(await context.em('cv')).getAccount(id(flags, 'id'));
       const plan = await cvPlan(context, flags.plan as string);
       await new SubscriptionService(await context.em('billing')).subscribe('account', account.id, plan);
+      // Limits follow at once: the cv subgraph's cached copy of the plan goes.
+      await accountPlanClient(context.config, await context.redis()).forget(account.id);
       return accountJson(account, plan);
     },
   },

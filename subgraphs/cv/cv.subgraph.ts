@@ -2,9 +2,11 @@ import { cvMigrations } from '../../migrations/cv';
 import type { SubgraphDefinition } from '../../common/subgraph';
 import { languageOf } from '../../common/language';
 import { Account, AccountApiKey, Company } from './account.entity';
+import { accountPlanClient } from './account-plan.client';
 import { AccountResolver } from './account.resolver';
 import { CvAccess } from './cv-access';
 import { Template } from './template.entity';
+import { TemplateResolver } from './template.resolver';
 
 /** CVs: companies, accounts, templates and CVs live in the `cv` schema. */
 export const cvSubgraph: SubgraphDefinition = {
@@ -14,11 +16,19 @@ export const cvSubgraph: SubgraphDefinition = {
     entities: [Company, Account, AccountApiKey, Template],
     migrations: cvMigrations,
   },
-  resolvers: [AccountResolver],
-  createResolvers: (scope) => [
-    new AccountResolver(
-      new CvAccess(scope.headers['x-api-key'], scope.em, languageOf(scope.headers['accept-language'])),
-      scope.em,
-    ),
-  ],
+  resolvers: [AccountResolver, TemplateResolver],
+  createResolvers: (scope) => {
+    const language = languageOf(scope.headers['accept-language']);
+    const access = new CvAccess(scope.headers['x-api-key'], scope.em, language);
+    return [
+      new AccountResolver(access, scope.em),
+      new TemplateResolver(
+        access,
+        scope.em,
+        accountPlanClient(scope.config, scope.redis),
+        scope.config.publicBaseUrl,
+        language,
+      ),
+    ];
+  },
 };

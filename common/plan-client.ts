@@ -1,0 +1,81 @@
+import type { Redis } from './redis';
+import { REQUEST_ID_HEADER } from './request-context';
+
+/** The plan of an entity as billing resolves it, before each domain picks what it needs. */
+export interface BilledPlan {
+  key: string;
+  cv: {
+    cvLimit: number | null;
+    downloadLimit: number | null;
+    premiumTemplates: boolean;
+    watermark: boolean;
+  } | null;
+  tickets: { apiAccess: boolean; sms: boolean } | null;
+}
+
+interface PlanResponse {
+  data?: { _entities: ({ plan: BilledPlan | null } | null)[] };
+  errors?: { message: string }[];
+}
+
+const CACHE_SECONDS = 60;
+
+/**
+ * Reads the plan of a venue or an account through the graph: the asking subgraph has billing
+ * resolve the entity's `plan` (federation's `_entities`), never billing's tables. Answers are
+ * cached in Redis for a minute; changing a plan drops the cached answer at once (`forget`).
+ */
+export class PlanClient<T> {
+  constructor(
+    private readonly billingUrl: string,
+    private readonly redis: Redis,
+    private readonly entity: { typename: 'Venue' | 'Account'; cacheKey: (id: number) => string },
+    private readonly entitlements: (plan: BilledPlan | null) => T,
+    private readonly timeoutMs = 5_000,
+  ) {}
+
+  async of(id: number, requestId?: string): Promise<T> {
+    const key = this.entity.cacheKey(id);
+    const cached = await this.redis.get(key);
+    if (cached !== null) return JSON.parse(cached) as T;
+    const entitlements = this.entitlements(await this.fetch(id, requestId));
+    await this.redis.set(key, JSON.stringify(entitlements), 'EX', CACHE_SECONDS);
+    return entitlements;
+  }
+
+  async forget(id: number): Promise<void> {
+    await this.redis.del(this.entity.cacheKey(id));
+  }
+
+  private async fetch(id: number, requestId?: string): Promise<BilledPlan | null> {
+    const { typename } = this.entity;
+    const response = await fetch(this.billingUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}),
+      },
+      body: JSON.stringify({
+        query: `query ${typename}Plan($representations: [_Any!]!) {
+          _entities(representations: $representations) {
+            ... on ${typename} { plan { key cv { cvLimit downloadLimit premiumTemplates watermark } tickets { apiAccess sms } } }
+          }
+        }`,
+        // Account's usage requires cvCount; the plan does not, but a representation must carry it.
+        variables: {
+          representations: [
+            { __typename: typename, id: String(id), ...(typename === 'Account' ? { cvCount: 0 } : {}) },
+          ],
+        },
+      }),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const body = (await response.json()) as PlanResponse;
+    if (body.errors?.length || body.data === undefined) {
+      throw new Error(
+        `billing could not resolve the plan of ${typename} ${id}: ${body.errors?.[0]?.message ?? response.status}`,
+      );
+    }
+    return body.data._entities[0]?.plan ?? null;
+  }
+}

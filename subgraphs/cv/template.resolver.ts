@@ -1,0 +1,56 @@
+import { Arg, ID, Query, Resolver } from 'type-graphql';
+import type { EntityManager } from '../../common/database';
+import { NotFoundError } from '../../common/errors';
+import type { TextLanguage } from '../../common/language';
+import type { PlanClient } from '../../common/plan-client';
+import type { AccountEntitlements } from './account-plan.client';
+import { CvAccess } from './cv-access';
+import { Template } from './template.entity';
+import { TemplateType, toTemplateType } from './template.type';
+
+const TEMPLATE_NOT_FOUND: Record<TextLanguage, string> = {
+  en: 'Template not found.',
+  ar: 'القالب غير موجود.',
+};
+
+@Resolver(() => TemplateType)
+export class TemplateResolver {
+  constructor(
+    private readonly access: CvAccess,
+    private readonly em: EntityManager,
+    private readonly plans: PlanClient<AccountEntitlements>,
+    private readonly publicBaseUrl: string,
+    private readonly language: TextLanguage,
+  ) {}
+
+  @Query(() => [TemplateType], { description: 'The platform’s templates, then the account’s company’s own.' })
+  async templates(): Promise<TemplateType[]> {
+    const { templates, premiumAllowed } = await this.visible();
+    return templates.map((t) => toTemplateType(t, premiumAllowed, this.publicBaseUrl));
+  }
+
+  @Query(() => TemplateType, {
+    description: 'One template the account can see; another company’s is not found.',
+  })
+  async template(@Arg('id', () => ID) id: string): Promise<TemplateType> {
+    const { templates, premiumAllowed } = await this.visible();
+    const template = templates.find((t) => String(t.id) === id);
+    if (template === undefined) throw new NotFoundError(TEMPLATE_NOT_FOUND[this.language]);
+    return toTemplateType(template, premiumAllowed, this.publicBaseUrl);
+  }
+
+  private async visible(): Promise<{ templates: Template[]; premiumAllowed: boolean }> {
+    const principal = await this.access.require();
+    const [templates, entitlements] = await Promise.all([
+      this.em.find(
+        Template,
+        principal.companyId === null
+          ? { companyId: null }
+          : { $or: [{ companyId: null }, { companyId: principal.companyId }] },
+        { orderBy: [{ companyId: 'asc nulls first' }, { id: 'asc' }] },
+      ),
+      this.plans.of(principal.accountId),
+    ]);
+    return { templates, premiumAllowed: entitlements.premiumTemplates };
+  }
+}
