@@ -1,4 +1,5 @@
 import { Router, type ErrorRequestHandler } from 'express';
+import { ValidationError, type FieldErrors } from '../../common/errors';
 import type { Logger } from '../../common/logger';
 import { currentRequestId } from '../../common/request-context';
 import { sendCacheable } from '../cacheable';
@@ -103,6 +104,58 @@ export function toTemplateResource(t: TemplateData) {
   };
 }
 
+interface CvData {
+  id: string;
+  title: string;
+  locale: string;
+  templateId: string;
+  links: { self: string; pdf: string; html: string; share: string };
+  createdAt: string;
+  updatedAt: string;
+}
+
+const CV_FIELDS = 'id title locale templateId links { self pdf html share } createdAt updatedAt';
+
+export const CV_LIST = operation<{ cvs: CvData[] }>('CvList', `query CvList { cvs { ${CV_FIELDS} } }`);
+
+export const CV_CREATE = operation<
+  { createCv: CvData },
+  { input: { title: string; locale: string; templateId: string } }
+>('CvCreate', `mutation CvCreate($input: CreateCvInput!) { createCv(input: $input) { ${CV_FIELDS} } }`);
+
+const CV_AUTH = operation<{ me: { id: string } }>('CvAuth', 'query CvAuth { me { id } }');
+
+/** A CV as lists and creation show it (the full payload comes with GET /cvs/{uuid}). */
+export function toCvResource(cv: CvData) {
+  return {
+    id: cv.id,
+    title: cv.title,
+    locale: cv.locale,
+    template_id: Number(cv.templateId),
+    links: cv.links,
+    created_at: cv.createdAt,
+    updated_at: cv.updatedAt,
+  };
+}
+
+/** Presence and JSON types of the create body; values are the graph's to judge. */
+function createBodyErrors(body: Record<string, unknown>): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const field of ['title', 'locale'] as const) {
+    const value = body[field];
+    if (value === undefined || value === null || value === '')
+      errors[field] = [`The ${field} field is required.`];
+    else if (typeof value !== 'string') errors[field] = [`The ${field} field must be a string.`];
+  }
+  const templateId = body.template_id;
+  if (templateId === undefined || templateId === null)
+    errors.template_id = ['The template id field is required.'];
+  else if (typeof templateId !== 'number' || !Number.isInteger(templateId)) {
+    errors.template_id = ['The template id field must be an integer.'];
+  }
+  return errors;
+}
+
 /** Per account (availability follows its plan): private caches only. */
 const TEMPLATE_CACHE = 'private, max-age=300';
 
@@ -141,6 +194,33 @@ export function cvRoutes(graph: GraphClient, logger: Logger): Router {
     const { template } = await graph.execute(CV_TEMPLATE, { id: req.params.id }, req);
     res.setHeader('Vary', 'X-API-Key, Accept-Language');
     sendCacheable(req, res, { data: toTemplateResource(template) }, TEMPLATE_CACHE);
+  });
+  router.get('/cvs', async (req, res) => {
+    res.json({ data: (await graph.execute(CV_LIST, {}, req)).cvs.map(toCvResource) });
+  });
+  router.post('/cvs', async (req, res) => {
+    const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<
+      string,
+      unknown
+    >;
+    const errors = createBodyErrors(body);
+    if (Object.keys(errors).length > 0) {
+      // The key is judged first: an unknown key is 401 even with a malformed body.
+      await graph.execute(CV_AUTH, {}, req);
+      throw new ValidationError(errors);
+    }
+    const { createCv } = await graph.execute(
+      CV_CREATE,
+      {
+        input: {
+          title: body.title as string,
+          locale: body.locale as string,
+          templateId: String(body.template_id as number),
+        },
+      },
+      req,
+    );
+    res.status(201).json({ data: toCvResource(createCv) });
   });
   // Inside this router, so only the CV document's routes answer in its error shape.
   router.use(cvErrorHandler(logger));

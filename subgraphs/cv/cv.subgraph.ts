@@ -5,6 +5,8 @@ import { Account, AccountApiKey, Company } from './account.entity';
 import { accountPlanClient } from './account-plan.client';
 import { AccountResolver } from './account.resolver';
 import { CvAccess } from './cv-access';
+import { CvResolver } from './cv.resolver';
+import { CvService } from './cv.service';
 import { Template } from './template.entity';
 import { TemplateResolver } from './template.resolver';
 
@@ -16,19 +18,15 @@ export const cvSubgraph: SubgraphDefinition = {
     entities: [Company, Account, AccountApiKey, Template],
     migrations: cvMigrations,
   },
-  resolvers: [AccountResolver, TemplateResolver],
+  resolvers: [AccountResolver, TemplateResolver, CvResolver],
   createResolvers: (scope) => {
     const language = languageOf(scope.headers['accept-language']);
     const access = new CvAccess(scope.headers['x-api-key'], scope.em, language);
+    const plans = accountPlanClient(scope.config, scope.redis);
     return [
       new AccountResolver(access, scope.em),
-      new TemplateResolver(
-        access,
-        scope.em,
-        accountPlanClient(scope.config, scope.redis),
-        scope.config.publicBaseUrl,
-        language,
-      ),
+      new TemplateResolver(access, scope.em, plans, scope.config.publicBaseUrl, language),
+      new CvResolver(access, new CvService(scope.em, language), plans, scope.config.publicBaseUrl),
     ];
   },
 };
