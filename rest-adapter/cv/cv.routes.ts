@@ -123,6 +123,11 @@ export const CV_CREATE = operation<
   { input: { title: string; locale: string; templateId: string } }
 >('CvCreate', `mutation CvCreate($input: CreateCvInput!) { createCv(input: $input) { ${CV_FIELDS} } }`);
 
+export const CV_DELETE = operation<{ deleteCv: boolean }, { id: string }>(
+  'CvDelete',
+  'mutation CvDelete($id: ID!) { deleteCv(id: $id) }',
+);
+
 const CV_AUTH = operation<{ me: { id: string } }>('CvAuth', 'query CvAuth { me { id } }');
 
 /** A CV as lists and creation show it (the full payload comes with GET /cvs/{uuid}). */
@@ -221,6 +226,10 @@ export function cvRoutes(graph: GraphClient, logger: Logger): Router {
       req,
     );
     res.status(201).json({ data: toCvResource(createCv) });
+  });
+  router.delete('/cvs/:uuid', async (req, res) => {
+    await graph.execute(CV_DELETE, { id: req.params.uuid }, req);
+    res.json({ data: { id: req.params.uuid.toLowerCase(), deleted: true } });
   });
   // Inside this router, so only the CV document's routes answer in its error shape.
   router.use(cvErrorHandler(logger));

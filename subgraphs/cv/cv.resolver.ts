@@ -1,4 +1,4 @@
-import { Arg, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { PlanClient } from '../../common/plan-client';
 import type { AccountEntitlements } from './account-plan.client';
 import { CvAccess } from './cv-access';
@@ -18,6 +18,19 @@ export class CvResolver {
   async cvs(): Promise<CvType[]> {
     const principal = await this.access.require();
     return (await this.service.list(principal)).map((row) => toCvType(row, this.publicBaseUrl));
+  }
+
+  @Query(() => CvType, { description: 'One CV: another account’s is FORBIDDEN, an unknown one NOT_FOUND.' })
+  async cv(@Arg('id', () => ID) id: string): Promise<CvType> {
+    const principal = await this.access.require();
+    return toCvType(await this.service.get(principal, id), this.publicBaseUrl);
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes the CV with every section; its share page goes too.' })
+  async deleteCv(@Arg('id', () => ID) id: string): Promise<boolean> {
+    const principal = await this.access.require();
+    await this.service.delete(principal, id);
+    return true;
   }
 
   @Mutation(() => CvType, {

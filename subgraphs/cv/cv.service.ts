@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '../../common/database';
-import { ForbiddenError, ValidationError, type FieldErrors } from '../../common/errors';
+import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
 import type { TextLanguage } from '../../common/language';
 import type { AccountEntitlements } from './account-plan.client';
 import type { AccountPrincipal } from './account.service';
@@ -23,6 +23,8 @@ export const SECTION_KEYS = [
 
 export const TITLE_MAX = 255;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface CvRow {
   id: string;
   account_id: string;
@@ -38,6 +40,11 @@ const TEXTS = {
   limit: {
     en: (n: number) => `Your plan allows ${n} CVs. Delete one or upgrade your plan to create another.`,
     ar: (n: number) => `تسمح خطتك بـ ${n} من السير الذاتية. احذف واحدة أو رقِّ خطتك لإنشاء أخرى.`,
+  },
+  notFound: { en: 'CV not found.', ar: 'السيرة الذاتية غير موجودة.' },
+  notYours: {
+    en: 'This CV belongs to another account.',
+    ar: 'هذه السيرة الذاتية تخص حساباً آخر.',
   },
   premium: {
     en: 'This template needs a plan with premium templates.',
@@ -103,6 +110,28 @@ export class CvService {
         ],
       );
       return row!;
+    });
+  }
+
+  /**
+   * One CV of the account. cv-api.md answers another account's CV with 403 and an unknown UUID
+   * with 404, so the row is found first and its owner compared second.
+   */
+  async get(principal: AccountPrincipal, id: string, tx: EntityManager = this.em): Promise<CvRow> {
+    const [row] = UUID.test(id)
+      ? await tx.execute<CvRow[]>('select * from cv.cvs where id = ?', [id.toLowerCase()])
+      : [];
+    if (row === undefined) throw new NotFoundError(TEXTS.notFound[this.language]);
+    if (Number(row.account_id) !== principal.accountId)
+      throw new ForbiddenError(TEXTS.notYours[this.language]);
+    return row;
+  }
+
+  /** Deletes the CV with its section rows (and its photo); its share page is gone with it. */
+  async delete(principal: AccountPrincipal, id: string): Promise<void> {
+    await this.em.transactional(async (tx) => {
+      const row = await this.get(principal, id, tx);
+      await tx.execute('delete from cv.cvs where id = ?', [row.id]);
     });
   }
 

@@ -175,4 +175,53 @@ describe('POST /cvs and GET /cvs: creation within the plan, newest first', () =>
     expect(arabic.status).toBe(403);
     expect(arabic.body.message).toMatch(/^تسمح خطتك بـ 2/);
   });
+
+  it('deletes a CV of the account: another account’s is 403, an unknown one 404, and the limit frees up', async () => {
+    const owner = await newAccount('free');
+    const stranger = await newAccount('pro');
+    const classic = await templateId('classic');
+    const made = [];
+    for (const title of ['A', 'B']) {
+      made.push(
+        (await call('POST', '/cvs', owner.key, { title, locale: 'en', template_id: classic })).body.data!,
+      );
+    }
+    const id = String(made[0]!.id);
+    expect(await call('DELETE', `/cvs/${id}`, stranger.key)).toEqual({
+      status: 403,
+      body: { message: 'This CV belongs to another account.', errors: {} },
+    });
+    const graph = await fetch(platform.gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': stranger.key },
+      body: JSON.stringify({ query: 'query ($id: ID!) { cv(id: $id) { title } }', variables: { id } }),
+    });
+    expect(
+      ((await graph.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code,
+    ).toBe('FORBIDDEN');
+    expect(
+      (await call('POST', '/cvs', owner.key, { title: 'C', locale: 'en', template_id: classic })).status,
+    ).toBe(403);
+    // Section rows go with their CV.
+    await database.query(
+      `insert into cv.cv_items (cv_id, section, position, fields) values ($1, 'skills', 0, '{"name": "SQL"}')`,
+      [id],
+    );
+    expect(await call('DELETE', `/cvs/${id.toUpperCase()}`, owner.key)).toEqual({
+      status: 200,
+      body: { data: { id, deleted: true } },
+    });
+    expect((await call('GET', '/cvs', owner.key)).body.data!.map((c) => c.title)).toEqual(['B']);
+    expect(await call('DELETE', `/cvs/${id}`, owner.key)).toEqual({
+      status: 404,
+      body: { message: 'CV not found.', errors: {} },
+    });
+    expect((await call('DELETE', '/cvs/not-a-uuid', owner.key)).status).toBe(404);
+    expect(
+      (await call('POST', '/cvs', owner.key, { title: 'C', locale: 'en', template_id: classic })).status,
+    ).toBe(201);
+    expect(await database.query('select count(*)::int as n from cv.cv_items where cv_id = $1', [id])).toEqual(
+      [{ n: 0 }],
+    );
+  });
 });
