@@ -114,7 +114,11 @@ export function toHttpError(error: unknown, requestId: string | undefined): Http
   return requestBodyError(error) ?? serverError(requestId);
 }
 
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+/**
+ * Answers a failed request with its mapped status and body. `alwaysFieldErrors` is the CV
+ * document's shape, where every error body carries `errors` (empty when no field is at fault).
+ */
+export function errorHandler(logger: Logger, { alwaysFieldErrors = false } = {}): ErrorRequestHandler {
   return (error: unknown, _req, res, next) => {
     if (res.headersSent) {
       next(error);
@@ -122,7 +126,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     const mapped = toHttpError(error, currentRequestId());
     if (mapped.status >= 500) logger.error({ err: error }, 'request failed');
-    res.status(mapped.status).set(mapped.headers).json(mapped.body);
+    const body = alwaysFieldErrors ? { ...mapped.body, errors: mapped.body.errors ?? {} } : mapped.body;
+    res.status(mapped.status).set(mapped.headers).json(body);
   };
 }
 

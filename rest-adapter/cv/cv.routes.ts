@@ -1,10 +1,10 @@
-import { Router, type ErrorRequestHandler } from 'express';
+import { Router } from 'express';
 import { ValidationError, type FieldErrors } from '../../common/errors';
 import type { Logger } from '../../common/logger';
-import { currentRequestId } from '../../common/request-context';
 import { sendCacheable } from '../cacheable';
+import type { PlanData } from '../plans/plans.routes';
 import { operation, type GraphClient } from '../graph-client';
-import { toHttpError } from '../http-errors';
+import { errorHandler } from '../http-errors';
 
 interface MeData {
   me: {
@@ -12,16 +12,7 @@ interface MeData {
     name: string;
     email: string;
     apiKey: { name: string; prefix: string } | null;
-    plan: {
-      key: string;
-      name: string;
-      cv: {
-        cvLimit: number | null;
-        downloadLimit: number | null;
-        premiumTemplates: boolean;
-        watermark: boolean;
-      } | null;
-    } | null;
+    plan: Pick<PlanData, 'key' | 'name' | 'cv'> | null;
     subscription: { status: string; endsAt: string | null } | null;
     usage: { cvs: number; downloadsThisMonth: number };
   };
@@ -232,22 +223,6 @@ export function cvRoutes(graph: GraphClient, logger: Logger): Router {
     res.json({ data: { id: req.params.uuid.toLowerCase(), deleted: true } });
   });
   // Inside this router, so only the CV document's routes answer in its error shape.
-  router.use(cvErrorHandler(logger));
+  router.use(errorHandler(logger, { alwaysFieldErrors: true }));
   return router;
-}
-
-/** cv-api.md: every error body is `{"message", "errors"}`, `errors` empty when no field is at fault. */
-export function cvErrorHandler(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, _req, res, next) => {
-    if (res.headersSent) {
-      next(error);
-      return;
-    }
-    const mapped = toHttpError(error, currentRequestId());
-    if (mapped.status >= 500) logger.error({ err: error }, 'request failed');
-    res
-      .status(mapped.status)
-      .set(mapped.headers)
-      .json({ ...mapped.body, errors: mapped.body.errors ?? {} });
-  };
 }

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { sendCacheable } from '../cacheable';
 import { operation, type GraphClient } from '../graph-client';
 
-interface PlanData {
+export interface PlanData {
   key: string;
   name: string;
   monthlyPriceIqd: number;
