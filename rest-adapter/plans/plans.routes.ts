@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import type { BilledPlan } from '../../common/plan-client';
 import { sendCacheable } from '../cacheable';
 import { operation, type GraphClient } from '../graph-client';
 
@@ -6,12 +7,8 @@ export interface PlanData {
   key: string;
   name: string;
   monthlyPriceIqd: number;
-  cv: {
-    cvLimit: number | null;
-    downloadLimit: number | null;
-    premiumTemplates: boolean;
-    watermark: boolean;
-  } | null;
+  /** The graph's `CvPlanLimits`, as every reader of a plan sees it. */
+  cv: BilledPlan['cv'];
 }
 
 export const CV_PLANS = operation<{ plans: PlanData[] }>(

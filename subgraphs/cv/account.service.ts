@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { hashApiKey, newApiKey } from '../../common/api-keys';
 import type { EntityManager } from '../../common/database';
 import { NotFoundError, ValidationError } from '../../common/errors';
 import { fieldErrorsOf } from '../../common/validation';
@@ -7,7 +7,6 @@ import { Account, AccountApiKey, Company } from './account.entity';
 
 /** Every CV key starts with this, so a leaked one is recognisable in logs and scanners. */
 const KEY_PREFIX = 'cv_';
-const SHOWN_PREFIX_LENGTH = 11;
 
 export interface IssuedAccountKey {
   id: number;
@@ -33,10 +32,6 @@ function parse<T>(schema: z.ZodType<T>, input: unknown): T {
   const result = schema.safeParse(input);
   if (!result.success) throw new ValidationError(fieldErrorsOf(result.error));
   return result.data;
-}
-
-export function hashAccountKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
 }
 
 /** Companies, accounts and their API keys, as the admin CLI and the authentication need them. */
@@ -78,12 +73,12 @@ export class AccountService {
   async issueKey(accountId: number, keyName: string): Promise<IssuedAccountKey> {
     await this.getAccount(accountId);
     const checked = parse(z.object({ name }), { name: keyName });
-    const key = `${KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
+    const { key, prefix, hash } = newApiKey(KEY_PREFIX);
     const apiKey = this.em.create(AccountApiKey, {
       accountId,
       name: checked.name,
-      prefix: key.slice(0, SHOWN_PREFIX_LENGTH),
-      keyHash: hashAccountKey(key),
+      prefix,
+      keyHash: hash,
     });
     await this.em.flush();
     return { id: apiKey.id, key, prefix: apiKey.prefix, account_id: accountId, name: apiKey.name };
@@ -105,7 +100,7 @@ export class AccountService {
       `select k.id as key_id, k.name, k.prefix, a.id as account_id, a.company_id
          from cv.account_api_keys k join cv.accounts a on a.id = k.account_id
         where k.key_hash = ? and k.revoked_at is null`,
-      [hashAccountKey(key)],
+      [hashApiKey(key)],
     );
     if (row === undefined) return null;
     return {

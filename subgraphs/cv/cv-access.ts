@@ -1,3 +1,4 @@
+import { touchApiKey } from '../../common/api-keys';
 import type { EntityManager } from '../../common/database';
 import { UnauthenticatedError } from '../../common/errors';
 import type { TextLanguage } from '../../common/language';
@@ -8,8 +9,6 @@ const UNAUTHENTICATED: Record<TextLanguage, string> = {
   en: 'Unauthenticated.',
   ar: 'غير مصادق. أرسل مفتاح API صالحاً في الترويسة X-API-Key.',
 };
-
-const TOUCH_INTERVAL_SECONDS = 60;
 
 /** Decides who is asking, once per request: `X-API-Key` names an account, or the request is a 401. */
 export class CvAccess {
@@ -29,12 +28,7 @@ export class CvAccess {
     const key = this.apiKey?.trim();
     const principal = key ? await new AccountService(this.em).authenticate(key) : null;
     if (principal === null) throw new UnauthenticatedError(UNAUTHENTICATED[this.language]);
-    // At most one write a minute per key, whatever the request rate.
-    await this.em.execute(
-      `update cv.account_api_keys set last_used_at = now()
-        where id = ? and (last_used_at is null or last_used_at < now() - make_interval(secs => ?))`,
-      [principal.keyId, TOUCH_INTERVAL_SECONDS],
-    );
+    await touchApiKey(this.em, 'cv.account_api_keys', principal.keyId);
     return principal;
   }
 }

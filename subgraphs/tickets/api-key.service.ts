@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hashApiKey, newApiKey, touchApiKey } from '../../common/api-keys';
 import type { EntityManager } from '../../common/database';
 import { NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
 import { ApiKey, TICKET_SCOPES, type TicketScope } from './api-key.entity';
@@ -7,7 +7,6 @@ import { checkName } from './ticket.rules';
 
 /** Every key starts with this, so a leaked one is recognisable in logs and scanners. */
 const KEY_PREFIX = 'tk_';
-const SHOWN_PREFIX_LENGTH = 11;
 
 export interface IssuedKey {
   id: number;
@@ -24,14 +23,6 @@ export interface Principal {
   branchId: number;
   venueId: number;
   scopes: readonly TicketScope[];
-}
-
-const TOUCH_INTERVAL_MS = 60_000;
-/** When this process last wrote last_used_at of a key; the SQL below re-checks across replicas. */
-const lastTouched = new Map<number, number>();
-
-export function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
 }
 
 export function parseScopes(value: string): TicketScope[] {
@@ -69,13 +60,13 @@ export class ApiKeyService {
     const errors: FieldErrors = {};
     const trimmed = checkName(errors, 'name', name);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-    const key = presetKey ?? `${KEY_PREFIX}${randomBytes(24).toString('base64url')}`;
+    const { key, prefix, hash } = newApiKey(KEY_PREFIX, presetKey);
     const apiKey = this.em.create(ApiKey, {
       branchId,
       name: trimmed,
       scopes: [...scopes],
-      prefix: key.slice(0, SHOWN_PREFIX_LENGTH),
-      keyHash: hashKey(key),
+      prefix,
+      keyHash: hash,
     });
     await this.em.flush();
     return {
@@ -98,7 +89,7 @@ export class ApiKeyService {
 
   /** The principal of a live key, or null for an unknown or revoked one. */
   authenticate(key: string): Promise<Principal | null> {
-    return this.authenticateHash(hashKey(key));
+    return this.authenticateHash(hashApiKey(key));
   }
 
   async authenticateHash(keyHash: Buffer): Promise<Principal | null> {
@@ -121,15 +112,7 @@ export class ApiKeyService {
   }
 
   /** Records use without a write per request: at most once a minute per key and process. */
-  async touch(keyId: number): Promise<void> {
-    const now = Date.now();
-    if (now - (lastTouched.get(keyId) ?? 0) < TOUCH_INTERVAL_MS) return;
-    lastTouched.set(keyId, now);
-    if (lastTouched.size > 10_000) lastTouched.clear();
-    await this.em.execute(
-      `update tickets.api_keys set last_used_at = now()
-        where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
-      [keyId],
-    );
+  touch(keyId: number): Promise<void> {
+    return touchApiKey(this.em, 'tickets.api_keys', keyId);
   }
 }

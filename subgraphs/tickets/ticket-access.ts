@@ -1,7 +1,8 @@
 import { ForbiddenError, PaymentRequiredError, UnauthenticatedError } from '../../common/errors';
 import type { TicketScope } from './api-key.entity';
 import type { AccessCache } from './access-cache';
-import { hashKey, type ApiKeyService, type Principal } from './api-key.service';
+import { hashApiKey } from '../../common/api-keys';
+import type { ApiKeyService, Principal } from './api-key.service';
 import type { VenueEntitlements, VenuePlanClient } from './venue-plan.client';
 
 /** The credentials a request may carry: a branch key, or a ticket's own token for that one ticket. */
@@ -59,7 +60,7 @@ export class TicketAccess {
   }
 
   private async principalOf(key: string): Promise<Principal | null> {
-    const hash = hashKey(key);
+    const hash = hashApiKey(key);
     const cacheKey = hash.toString('hex');
     const cached = this.cache.principal(cacheKey);
     if (cached !== undefined) return cached;

@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { admin, startPlatform, type Platform } from '../support/platform';
+import { newCvAccount, startPlatform, type Platform } from '../support/platform';
 
 interface Reply {
   status: number;
@@ -24,28 +24,7 @@ describe('POST /cvs and GET /cvs: creation within the plan, newest first', () =>
     await database.drop();
   });
 
-  async function newAccount(plan: string): Promise<{ id: number; key: string }> {
-    const email = `${plan}-${Math.random().toString(36).slice(2)}@example.com`;
-    const account = await admin<{ id: number }>(
-      platform.config,
-      'account',
-      'create',
-      '--name',
-      'Nour',
-      '--email',
-      email,
-      '--plan',
-      plan,
-    );
-    const { key } = await admin<{ key: string }>(
-      platform.config,
-      'account-key',
-      'create',
-      '--account',
-      String(account.id),
-    );
-    return { id: account.id, key };
-  }
+  const newAccount = (plan: string) => newCvAccount(platform.config, { plan });
 
   const call = async (
     method: string,

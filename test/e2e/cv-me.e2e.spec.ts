@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { admin, startPlatform, type Platform } from '../support/platform';
+import { admin, newCvAccount, startPlatform, type Platform } from '../support/platform';
 
 describe('GET /me and `me`: the account of an X-API-Key, with billing’s plan, subscription and usage', () => {
   let database: TestDatabase;
@@ -11,29 +11,15 @@ describe('GET /me and `me`: the account of an X-API-Key, with billing’s plan, 
   beforeAll(async () => {
     database = await createTestDatabase();
     platform = await startPlatform(database);
-    const account = await admin<{ id: number }>(
-      platform.config,
-      'account',
-      'create',
-      '--name',
-      'Layla Hassan',
-      '--email',
-      'layla@example.com',
-      '--plan',
-      'pro',
-    );
+    const account = await newCvAccount(platform.config, {
+      plan: 'pro',
+      name: 'Layla Hassan',
+      email: 'layla@example.com',
+      keyName: 'HR portal',
+    });
     accountId = account.id;
-    const issued = await admin<{ id: number; key: string }>(
-      platform.config,
-      'account-key',
-      'create',
-      '--account',
-      String(account.id),
-      '--name',
-      'HR portal',
-    );
-    key = issued.key;
-    keyId = issued.id;
+    key = account.key;
+    keyId = account.keyId;
   });
 
   afterAll(async () => {
@@ -85,24 +71,9 @@ describe('GET /me and `me`: the account of an X-API-Key, with billing’s plan, 
     expect(arabic.status).toBe(401);
     expect(arabic.body.message).toMatch(/^غير مصادق/);
 
-    const other = await admin<{ id: number }>(
-      platform.config,
-      'account',
-      'create',
-      '--name',
-      'R',
-      '--email',
-      'r@example.com',
-    );
-    const doomed = await admin<{ id: number; key: string }>(
-      platform.config,
-      'account-key',
-      'create',
-      '--account',
-      String(other.id),
-    );
+    const doomed = await newCvAccount(platform.config);
     expect((await me({ 'x-api-key': doomed.key })).status).toBe(200);
-    await admin(platform.config, 'account-key', 'revoke', '--id', String(doomed.id));
+    await admin(platform.config, 'account-key', 'revoke', '--id', String(doomed.keyId));
     expect((await me({ 'x-api-key': doomed.key })).status).toBe(401);
   });
 

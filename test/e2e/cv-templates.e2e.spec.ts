@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { admin, startPlatform, type Platform } from '../support/platform';
+import { admin, newCvAccount, startPlatform, type Platform } from '../support/platform';
 
 interface TemplateResource {
   id: number;
@@ -19,32 +19,8 @@ describe('GET /templates and /templates/{id}: platform and company templates, av
   let companyTemplate: number;
   let otherCompanyTemplate: number;
 
-  async function accountKey(
-    email: string,
-    plan: string,
-    company?: number,
-  ): Promise<{ id: number; key: string }> {
-    const account = await admin<{ id: number }>(
-      platform.config,
-      'account',
-      'create',
-      '--name',
-      email,
-      '--email',
-      email,
-      '--plan',
-      plan,
-      ...(company === undefined ? [] : ['--company', String(company)]),
-    );
-    const { key } = await admin<{ key: string }>(
-      platform.config,
-      'account-key',
-      'create',
-      '--account',
-      String(account.id),
-    );
-    return { id: account.id, key };
-  }
+  const accountKey = (email: string, plan: string, company?: number) =>
+    newCvAccount(platform.config, { email, plan, ...(company === undefined ? {} : { company }) });
 
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -132,3 +132,46 @@ export async function newTicketBranch(
   );
   return { venueId: venue.id, branchId: branch.id, key: key.key, keyId: key.id };
 }
+
+export interface CvAccount {
+  id: number;
+  key: string;
+  keyId: number;
+}
+
+let accountSeq = 0;
+
+/** A CV account on the plan (free by default) with one API key, as an operator makes them. */
+export async function newCvAccount(
+  config: Config,
+  {
+    plan = 'free',
+    company,
+    name = 'Nour Kareem',
+    email,
+    keyName,
+  }: { plan?: string; company?: number; name?: string; email?: string; keyName?: string } = {},
+): Promise<CvAccount> {
+  accountSeq += 1;
+  const account = await admin<{ id: number }>(
+    config,
+    'account',
+    'create',
+    '--name',
+    name,
+    '--email',
+    email ?? `account-${process.pid}-${accountSeq}@example.com`,
+    '--plan',
+    plan,
+    ...(company === undefined ? [] : ['--company', String(company)]),
+  );
+  const issued = await admin<{ id: number; key: string }>(
+    config,
+    'account-key',
+    'create',
+    '--account',
+    String(account.id),
+    ...(keyName === undefined ? [] : ['--name', keyName]),
+  );
+  return { id: account.id, key: issued.key, keyId: issued.id };
+}
