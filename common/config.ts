@@ -77,6 +77,7 @@ const configSchema = z.object({
   READY_CHECK_TIMEOUT_MS: duration.default(2_000),
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
+  CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   EVENTS_PORT: port(4004),
   WEBHOOK_RETRY_SCHEDULE: schedule.default([10_000, 60_000, 300_000, 1_800_000, 7_200_000]),
   WEBHOOK_TIMEOUT_MS: duration.default(10_000),
@@ -128,6 +129,8 @@ export interface Config {
   upstreamTimeoutMs: number;
   /** Requests a minute per ticket API key (the document says 120; benchmarks raise it). */
   ticketsRateLimit: number;
+  /** cv-api.md: requests a minute per account over the CV API. */
+  cvRateLimit: number;
   /** The events worker (outbox relay, webhook and SMS delivery): health endpoints only. */
   eventsPort: number;
   webhooks: {
@@ -212,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readyCheckTimeoutMs: raw.READY_CHECK_TIMEOUT_MS,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
+    cvRateLimit: raw.CV_RATE_LIMIT,
     eventsPort: raw.EVENTS_PORT,
     webhooks: {
       retryScheduleMs: raw.WEBHOOK_RETRY_SCHEDULE,

@@ -16,11 +16,18 @@ export function platformApolloOptions(logger: Logger) {
   } satisfies Partial<ApolloServerOptions<BaseContext>>;
 }
 
+/**
+ * A CV photo travels as base64 inside a mutation (4 MB becomes about 5.4 MB), so the gateway and
+ * the cv subgraph take bodies up to this size; every other process keeps 1 MB.
+ */
+export const PHOTO_BODY_LIMIT = '8mb';
+
 /** Serves a started Apollo server on `/graphql` of the process's HTTP frame. */
 export function mountGraphQL<TContext extends BaseContext>(
   service: HttpService,
   apollo: ApolloServer<TContext>,
   context: ContextFunction<[ExpressContextFunctionArgument], TContext>,
+  bodyLimit = '1mb',
 ): void {
-  service.app.use('/graphql', express.json({ limit: '1mb' }), expressMiddleware(apollo, { context }));
+  service.app.use('/graphql', express.json({ limit: bodyLimit }), expressMiddleware(apollo, { context }));
 }

@@ -57,6 +57,8 @@ export interface SubgraphDefinition {
    * gateway serves subscriptions over graphql-ws from the subgraph's events (docs/ARCHITECTURE.md).
    */
   subscriptionTypeDefs?: string;
+  /** Largest request body `/graphql` accepts; 1 MB unless the subgraph takes uploads. */
+  bodyLimit?: string;
   /** Resolver instances for one request, wired with that request's scope. */
   createResolvers(scope: RequestScope): object[];
   /** Makes the process-wide state handed to every request as `scope.shared`. */
@@ -164,21 +166,26 @@ export async function startSubgraph(
     postgres: () => orm.em.getConnection().execute('select 1'),
     redis,
   });
-  mountGraphQL(service, apollo, ({ req }) => {
-    const headers = Object.fromEntries(
-      Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
-    );
-    const scope: RequestScope = {
-      em: orm.em.fork(),
-      redis,
-      config,
-      logger,
-      requestId: headers[REQUEST_ID_HEADER] ?? '',
-      headers,
-      shared,
-    };
-    return Promise.resolve({ scope, container: requestContainer(definition.createResolvers(scope)) });
-  });
+  mountGraphQL(
+    service,
+    apollo,
+    ({ req }) => {
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
+      );
+      const scope: RequestScope = {
+        em: orm.em.fork(),
+        redis,
+        config,
+        logger,
+        requestId: headers[REQUEST_ID_HEADER] ?? '',
+        headers,
+        shared,
+      };
+      return Promise.resolve({ scope, container: requestContainer(definition.createResolvers(scope)) });
+    },
+    definition.bodyLimit,
+  );
   const port = await service.listen(config.ports[definition.name], config.listenHost);
 
   return {

@@ -10,9 +10,19 @@ function attribute(path: readonly PropertyKey[]): string {
 function message(issue: z.core.$ZodIssue): string {
   const name = attribute(issue.path);
   // A schema's own wording ("must be a valid date") completes the sentence.
-  if (issue.message.startsWith('must ')) return `The ${name} field ${issue.message}.`;
+  if (
+    issue.message.startsWith('must ') ||
+    issue.message.startsWith('has ') ||
+    issue.message.startsWith('is ')
+  ) {
+    return `The ${name} field ${issue.message}.`;
+  }
   switch (issue.code) {
     case 'invalid_type':
+      // Parsing with `reportInput` tells an absent or null value from a wrongly typed one.
+      if ('input' in issue && (issue.input === undefined || issue.input === null)) {
+        return `The ${name} field is required.`;
+      }
       switch (issue.expected) {
         case 'string':
           return `The ${name} field must be a string.`;
@@ -53,6 +63,14 @@ function message(issue: z.core.$ZodIssue): string {
 export function fieldErrorsOf(error: z.ZodError): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      // Named one by one, so each unknown key is reported where the client put it.
+      for (const unknown of issue.keys) {
+        const path = [...issue.path, unknown];
+        errors[path.map(String).join('.')] = [`The ${attribute(path)} field is not allowed.`];
+      }
+      continue;
+    }
     const key = issue.path.map(String).join('.') || 'body';
     (errors[key] ??= []).push(message(issue));
   }

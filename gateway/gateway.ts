@@ -3,7 +3,7 @@ import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import type { Config, SubgraphName } from '../common/config';
 import { createProbePool } from '../common/database';
-import { mountGraphQL, platformApolloOptions } from '../common/graphql-server';
+import { mountGraphQL, PHOTO_BODY_LIMIT, platformApolloOptions } from '../common/graphql-server';
 import { HttpService } from '../common/http-service';
 import { createLogger } from '../common/logger';
 import { SUPERGRAPH_FILE } from '../common/paths';
@@ -66,14 +66,19 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     redis,
     health: () => ({ subscribers: live.server?.hub.subscribers ?? 0 }),
   });
-  mountGraphQL(service, apollo, ({ req }) => {
-    const headers: GatewayContext['headers'] = {};
-    for (const name of FORWARDED_HEADERS) {
-      const value = req.headers[name];
-      headers[name] = Array.isArray(value) ? value[0] : value;
-    }
-    return Promise.resolve({ headers });
-  });
+  mountGraphQL(
+    service,
+    apollo,
+    ({ req }) => {
+      const headers: GatewayContext['headers'] = {};
+      for (const name of FORWARDED_HEADERS) {
+        const value = req.headers[name];
+        headers[name] = Array.isArray(value) ? value[0] : value;
+      }
+      return Promise.resolve({ headers });
+    },
+    PHOTO_BODY_LIMIT,
+  );
   const port = await service.listen(config.ports.gateway, config.listenHost);
   live.server = await startLiveServer({
     server: service.httpServer,

@@ -8,7 +8,9 @@ export interface RateLimitOptions {
   quota: number;
   windowSeconds: number;
   /** Who is counted: the credential when there is one, else the client address. */
-  identify(req: Request): string;
+  identify(req: Request): string | Promise<string>;
+  /** The refusal, when it must travel to a router's own error handler instead of the default body. */
+  refusal?: (req: Request, retryAfterSeconds: number) => Error;
 }
 
 // One round trip: count this request in the current window and tell how long the window has left.
@@ -34,20 +36,30 @@ export function rateLimit(redis: Redis, redisPrefix: string, options: RateLimitO
   const policy = `"${options.name}";q=${options.quota};w=${options.windowSeconds}`;
   return (req, res, next) => {
     const window = Math.floor(Date.now() / 1000 / options.windowSeconds);
-    const key = `${redisPrefix}ratelimit:${options.name}:${options.identify(req)}:${window}`;
-    (redis.eval(COUNT_SCRIPT, 1, key, options.windowSeconds) as Promise<[number, number]>).then(
-      ([count, ttl]) => {
-        const remaining = Math.max(0, options.quota - count);
-        res.setHeader('RateLimit-Policy', policy);
-        res.setHeader('RateLimit', `"${options.name}";r=${remaining};t=${ttl}`);
-        if (count > options.quota) {
+    Promise.resolve(options.identify(req))
+      .then(
+        (who) =>
+          redis.eval(
+            COUNT_SCRIPT,
+            1,
+            `${redisPrefix}ratelimit:${options.name}:${who}:${window}`,
+            options.windowSeconds,
+          ) as Promise<[number, number]>,
+      )
+      .then(
+        ([count, ttl]) => {
+          const remaining = Math.max(0, options.quota - count);
+          res.setHeader('RateLimit-Policy', policy);
+          res.setHeader('RateLimit', `"${options.name}";r=${remaining};t=${ttl}`);
+          if (count <= options.quota) {
+            next();
+            return;
+          }
           res.setHeader('Retry-After', String(ttl));
-          res.status(429).json({ message: 'Too Many Attempts.' });
-          return;
-        }
-        next();
-      },
-      (error: unknown) => next(error),
-    );
+          if (options.refusal !== undefined) next(options.refusal(req, ttl));
+          else res.status(429).json({ message: 'Too Many Attempts.' });
+        },
+        (error: unknown) => next(error),
+      );
   };
 }

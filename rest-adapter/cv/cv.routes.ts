@@ -1,137 +1,46 @@
-import { Router } from 'express';
-import { ValidationError, type FieldErrors } from '../../common/errors';
+import { createHash } from 'node:crypto';
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import multer from 'multer';
+import { camelKeys } from '../../common/case';
+import { RateLimitedError, ValidationError, type FieldErrors } from '../../common/errors';
+import { languageOf } from '../../common/language';
 import type { Logger } from '../../common/logger';
+import type { Redis } from '../../common/redis';
+import { fieldErrorsOf } from '../../common/validation';
+import { cvUpdateRequest, normalizeStrings } from '../../subgraphs/cv/cv.payload';
+import { PHOTO_MAX_BYTES } from '../../subgraphs/cv/photo';
 import { sendCacheable } from '../cacheable';
-import type { PlanData } from '../plans/plans.routes';
-import { operation, type GraphClient } from '../graph-client';
+import type { GraphClient } from '../graph-client';
 import { errorHandler } from '../http-errors';
+import { rateLimit } from '../rate-limit';
+import {
+  CV_AUTH,
+  CV_CREATE,
+  CV_DELETE,
+  CV_DUPLICATE,
+  CV_GET,
+  CV_IMPORT_RESUME,
+  CV_JSON_RESUME,
+  CV_LIST,
+  CV_ME,
+  CV_OWNED,
+  CV_REMOVE_PHOTO,
+  CV_SET_PHOTO,
+  CV_SWITCH_TEMPLATE,
+  CV_TEMPLATE,
+  CV_TEMPLATES,
+  CV_UPDATE,
+  toAccountResource,
+  toCvDocumentResource,
+  toCvResource,
+  toTemplateResource,
+} from './cv.operations';
 
-interface MeData {
-  me: {
-    id: string;
-    name: string;
-    email: string;
-    apiKey: { name: string; prefix: string } | null;
-    plan: Pick<PlanData, 'key' | 'name' | 'cv'> | null;
-    subscription: { status: string; endsAt: string | null } | null;
-    usage: { cvs: number; downloadsThisMonth: number };
-  };
-}
-
-export const CV_ME = operation<MeData>(
-  'CvMe',
-  /* GraphQL */ `
-    query CvMe {
-      me {
-        id
-        name
-        email
-        apiKey {
-          name
-          prefix
-        }
-        plan {
-          key
-          name
-          cv {
-            cvLimit
-            downloadLimit
-            premiumTemplates
-            watermark
-          }
-        }
-        subscription {
-          status
-          endsAt
-        }
-        usage {
-          cvs
-          downloadsThisMonth
-        }
-      }
-    }
-  `,
-);
-
-interface TemplateData {
-  id: string;
-  slug: string;
-  name: string;
-  description: string;
-  category: string;
-  layout: string;
-  isPremium: boolean;
-  isCompanyTemplate: boolean;
-  available: boolean;
-  previewUrl: string;
-}
-
-const TEMPLATE_FIELDS =
-  'id slug name description category layout isPremium isCompanyTemplate available previewUrl';
-
-export const CV_TEMPLATES = operation<{ templates: TemplateData[] }>(
-  'CvTemplates',
-  `query CvTemplates { templates { ${TEMPLATE_FIELDS} } }`,
-);
-
-export const CV_TEMPLATE = operation<{ template: TemplateData }, { id: string }>(
-  'CvTemplate',
-  `query CvTemplate($id: ID!) { template(id: $id) { ${TEMPLATE_FIELDS} } }`,
-);
-
-/** The Template resource of cv-api.md. */
-export function toTemplateResource(t: TemplateData) {
-  return {
-    id: Number(t.id),
-    slug: t.slug,
-    name: t.name,
-    description: t.description,
-    category: t.category,
-    layout: t.layout,
-    is_premium: t.isPremium,
-    is_company_template: t.isCompanyTemplate,
-    available: t.available,
-    preview_url: t.previewUrl,
-  };
-}
-
-interface CvData {
-  id: string;
-  title: string;
-  locale: string;
-  templateId: string;
-  links: { self: string; pdf: string; html: string; share: string };
-  createdAt: string;
-  updatedAt: string;
-}
-
-const CV_FIELDS = 'id title locale templateId links { self pdf html share } createdAt updatedAt';
-
-export const CV_LIST = operation<{ cvs: CvData[] }>('CvList', `query CvList { cvs { ${CV_FIELDS} } }`);
-
-export const CV_CREATE = operation<
-  { createCv: CvData },
-  { input: { title: string; locale: string; templateId: string } }
->('CvCreate', `mutation CvCreate($input: CreateCvInput!) { createCv(input: $input) { ${CV_FIELDS} } }`);
-
-export const CV_DELETE = operation<{ deleteCv: boolean }, { id: string }>(
-  'CvDelete',
-  'mutation CvDelete($id: ID!) { deleteCv(id: $id) }',
-);
-
-const CV_AUTH = operation<{ me: { id: string } }>('CvAuth', 'query CvAuth { me { id } }');
-
-/** A CV as lists and creation show it (the full payload comes with GET /cvs/{uuid}). */
-export function toCvResource(cv: CvData) {
-  return {
-    id: cv.id,
-    title: cv.title,
-    locale: cv.locale,
-    template_id: Number(cv.templateId),
-    links: cv.links,
-    created_at: cv.createdAt,
-    updated_at: cv.updatedAt,
-  };
+export interface CvRoutesOptions {
+  redis: Redis;
+  redisPrefix: string;
+  /** cv-api.md: 60 requests a minute per account. */
+  rateLimit: number;
 }
 
 /** Presence and JSON types of the create body; values are the graph's to judge. */
@@ -143,41 +52,100 @@ function createBodyErrors(body: Record<string, unknown>): FieldErrors {
       errors[field] = [`The ${field} field is required.`];
     else if (typeof value !== 'string') errors[field] = [`The ${field} field must be a string.`];
   }
-  const templateId = body.template_id;
-  if (templateId === undefined || templateId === null)
-    errors.template_id = ['The template id field is required.'];
-  else if (typeof templateId !== 'number' || !Number.isInteger(templateId)) {
-    errors.template_id = ['The template id field must be an integer.'];
-  }
+  errors.template_id = templateIdErrors(body.template_id) ?? [];
+  if (errors.template_id.length === 0) delete errors.template_id;
   return errors;
+}
+
+function templateIdErrors(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return ['The template id field is required.'];
+  if (typeof value !== 'number' || !Number.isInteger(value))
+    return ['The template id field must be an integer.'];
+  return undefined;
+}
+
+function objectBody(req: Request): Record<string, unknown> {
+  return (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
 }
 
 /** Per account (availability follows its plan): private caches only. */
 const TEMPLATE_CACHE = 'private, max-age=300';
 
-/** The Account resource of cv-api.md, every field present. */
-export function toAccountResource({ me }: MeData) {
-  return {
-    id: Number(me.id),
-    name: me.name,
-    email: me.email,
-    plan: {
-      key: me.plan?.key ?? null,
-      name: me.plan?.name ?? null,
-      cv_limit: me.plan?.cv?.cvLimit ?? null,
-      download_limit: me.plan?.cv?.downloadLimit ?? null,
-      premium_templates: me.plan?.cv?.premiumTemplates ?? false,
-      watermark: me.plan?.cv?.watermark ?? true,
+const TOO_MANY = { en: 'Too Many Attempts.', ar: 'محاولات كثيرة جداً. أعد المحاولة لاحقاً.' } as const;
+
+/**
+ * The limit is the account's, not the key's: two keys of one account share it. Which account a
+ * key speaks for is asked of the graph once and remembered five minutes; a key the graph refuses
+ * is counted by its own hash (and answered 401 by the route).
+ */
+function accountLimiter(graph: GraphClient, options: CvRoutesOptions): RequestHandler {
+  return rateLimit(options.redis, options.redisPrefix, {
+    name: 'cv',
+    quota: options.rateLimit,
+    windowSeconds: 60,
+    identify: async (req) => {
+      const key = req.get('x-api-key')?.trim();
+      if (!key) return `ip:${req.ip ?? 'unknown'}`;
+      const hash = createHash('sha256').update(key).digest('hex');
+      const cacheKey = `${options.redisPrefix}cv:key-account:${hash}`;
+      const cached = await options.redis.get(cacheKey);
+      if (cached !== null) return cached;
+      const who = await graph.execute(CV_AUTH, {}, req).then(
+        ({ me }) => `account:${me.id}`,
+        () => `key:${hash}`,
+      );
+      await options.redis.set(cacheKey, who, 'EX', who.startsWith('account:') ? 300 : 60);
+      return who;
     },
-    subscription: { status: me.subscription?.status ?? null, ends_at: me.subscription?.endsAt ?? null },
-    usage: { cvs: me.usage.cvs, downloads_this_month: me.usage.downloadsThisMonth },
-    api_key: { name: me.apiKey?.name ?? null, prefix: me.apiKey?.prefix ?? null },
-  };
+    refusal: (req, retryAfter) =>
+      new RateLimitedError(retryAfter, TOO_MANY[languageOf(req.get('accept-language'))]),
+  });
+}
+
+const photoUpload = multer({
+  storage: multer.memoryStorage(),
+  limits: { fileSize: PHOTO_MAX_BYTES, files: 1, fields: 10, parts: 12 },
+}).single('photo');
+
+/**
+ * The multipart body of a photo upload. multer's own refusals become the field errors a client can
+ * act on; the image itself is judged by the cv subgraph.
+ */
+function readPhoto(req: Request, res: Response): Promise<Buffer | FieldErrors> {
+  return new Promise((resolve) => {
+    photoUpload(req, res, (error: unknown) => {
+      if (error instanceof multer.MulterError) {
+        resolve({
+          photo: [
+            error.code === 'LIMIT_FILE_SIZE'
+              ? `The photo field must not be greater than ${PHOTO_MAX_BYTES / 1024} kilobytes.`
+              : error.code === 'LIMIT_UNEXPECTED_FILE' || error.code === 'LIMIT_FILE_COUNT'
+                ? 'Send one file, in the multipart field photo.'
+                : `The photo upload is malformed: ${error.message}.`,
+          ],
+        });
+      } else if (error !== undefined && error !== null) {
+        // busboy's own complaints (no boundary, truncated body) are a malformed upload, not a fault.
+        resolve({ photo: [`The photo upload is malformed: ${(error as Error).message}.`] });
+      } else if (req.file === undefined) {
+        resolve({ photo: ['The photo field is required.'] });
+      } else resolve(req.file.buffer);
+    });
+  });
 }
 
 /** The CV document's routes that need `X-API-Key`; each is one operation on the graph. */
-export function cvRoutes(graph: GraphClient, logger: Logger): Router {
+export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOptions): Router {
   const router = Router();
+  router.use(['/me', '/templates', '/cvs'], accountLimiter(graph, options));
+
+  /** The key, the CV's existence and its owner are judged before the body: 401, 404, 403, then 422. */
+  const refuse = async (req: Request, errors: FieldErrors): Promise<never> => {
+    if (typeof req.params.uuid === 'string') await graph.execute(CV_OWNED, { id: req.params.uuid }, req);
+    else await graph.execute(CV_AUTH, {}, req);
+    throw new ValidationError(errors);
+  };
+
   router.get('/me', async (req, res) => {
     res.json({ data: toAccountResource(await graph.execute(CV_ME, {}, req)) });
   });
@@ -195,16 +163,9 @@ export function cvRoutes(graph: GraphClient, logger: Logger): Router {
     res.json({ data: (await graph.execute(CV_LIST, {}, req)).cvs.map(toCvResource) });
   });
   router.post('/cvs', async (req, res) => {
-    const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<
-      string,
-      unknown
-    >;
+    const body = objectBody(req);
     const errors = createBodyErrors(body);
-    if (Object.keys(errors).length > 0) {
-      // The key is judged first: an unknown key is 401 even with a malformed body.
-      await graph.execute(CV_AUTH, {}, req);
-      throw new ValidationError(errors);
-    }
+    if (Object.keys(errors).length > 0) await refuse(req, errors);
     const { createCv } = await graph.execute(
       CV_CREATE,
       {
@@ -217,6 +178,98 @@ export function cvRoutes(graph: GraphClient, logger: Logger): Router {
       req,
     );
     res.status(201).json({ data: toCvResource(createCv) });
+  });
+  router.post('/cvs/import/json-resume', async (req, res) => {
+    const body = objectBody(req);
+    // Either the resume itself, or {resume, template_id?, title?, locale?}.
+    const wrapped = typeof body.resume === 'object' && body.resume !== null && !Array.isArray(body.resume);
+    const input: { resume: unknown; templateId?: string; title?: string; locale?: string } = {
+      resume: wrapped ? body.resume : req.body,
+    };
+    const errors: FieldErrors = {};
+    const templateId: unknown = wrapped ? body.template_id : req.query.template_id;
+    if (typeof templateId === 'number' && Number.isInteger(templateId)) input.templateId = String(templateId);
+    else if (typeof templateId === 'string' && /^[1-9][0-9]{0,17}$/.test(templateId))
+      input.templateId = templateId;
+    else if (templateId !== undefined && templateId !== null) {
+      errors.template_id = ['The template id field must be an integer.'];
+    }
+    for (const field of ['title', 'locale'] as const) {
+      const value = wrapped ? body[field] : req.query[field];
+      if (value === undefined || value === null) continue;
+      if (typeof value === 'string') input[field] = value;
+      else errors[field] = [`The ${field} field must be a string.`];
+    }
+    if (typeof input.resume !== 'object' || input.resume === null || Array.isArray(input.resume)) {
+      errors.resume = ['The resume field must be a JSON Resume object.'];
+    }
+    if (Object.keys(errors).length > 0) await refuse(req, errors);
+    const { importJsonResume } = await graph.execute(CV_IMPORT_RESUME, { input }, req);
+    res.status(201).json({ data: toCvDocumentResource(importJsonResume) });
+  });
+  router.get('/cvs/:uuid', async (req, res) => {
+    res.json({ data: toCvDocumentResource((await graph.execute(CV_GET, { id: req.params.uuid }, req)).cv) });
+  });
+  router.put('/cvs/:uuid', async (req, res) => {
+    const parsed = cvUpdateRequest.safeParse(normalizeStrings(req.body ?? {}), { reportInput: true });
+    if (!parsed.success) return refuse(req, fieldErrorsOf(parsed.error));
+    // What a read returns besides the payload may come back unchanged; a different template may not.
+    const {
+      id: _id,
+      template_id: templateId,
+      photo: _p,
+      links: _l,
+      created_at: _c,
+      updated_at: _u,
+      ...patch
+    } = parsed.data;
+    if (templateId !== undefined && templateId !== null) {
+      const { cv } = await graph.execute(CV_OWNED, { id: req.params.uuid }, req);
+      if (templateId !== Number(cv.templateId)) {
+        throw new ValidationError({
+          template_id: ['The template id field cannot change here; use PUT /cvs/{uuid}/template.'],
+        });
+      }
+    }
+    const { updateCv } = await graph.execute(
+      CV_UPDATE,
+      { id: req.params.uuid, input: camelKeys(patch) },
+      req,
+    );
+    res.json({ data: toCvDocumentResource(updateCv) });
+  });
+  router.post('/cvs/:uuid/duplicate', async (req, res) => {
+    const { duplicateCv } = await graph.execute(CV_DUPLICATE, { id: req.params.uuid }, req);
+    res.status(201).json({ data: toCvDocumentResource(duplicateCv) });
+  });
+  router.put('/cvs/:uuid/template', async (req, res) => {
+    const templateId = objectBody(req).template_id;
+    const errors = templateIdErrors(templateId);
+    if (errors !== undefined) await refuse(req, { template_id: errors });
+    const { switchCvTemplate } = await graph.execute(
+      CV_SWITCH_TEMPLATE,
+      { id: req.params.uuid, templateId: String(templateId as number) },
+      req,
+    );
+    res.json({ data: toCvDocumentResource(switchCvTemplate) });
+  });
+  router.post('/cvs/:uuid/photo', async (req, res) => {
+    const photo = await readPhoto(req, res);
+    if (!Buffer.isBuffer(photo)) return refuse(req, photo);
+    const { setCvPhoto } = await graph.execute(
+      CV_SET_PHOTO,
+      { id: req.params.uuid, photoBase64: photo.toString('base64') },
+      req,
+    );
+    res.json({ data: toCvDocumentResource(setCvPhoto) });
+  });
+  router.delete('/cvs/:uuid/photo', async (req, res) => {
+    const { removeCvPhoto } = await graph.execute(CV_REMOVE_PHOTO, { id: req.params.uuid }, req);
+    res.json({ data: toCvDocumentResource(removeCvPhoto) });
+  });
+  router.get('/cvs/:uuid/json-resume', async (req, res) => {
+    const { cv } = await graph.execute(CV_JSON_RESUME, { id: req.params.uuid }, req);
+    res.json({ data: cv.jsonResume });
   });
   router.delete('/cvs/:uuid', async (req, res) => {
     await graph.execute(CV_DELETE, { id: req.params.uuid }, req);

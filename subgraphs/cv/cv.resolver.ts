@@ -1,10 +1,20 @@
-import { Arg, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { camelKeys, snakeKeys } from '../../common/case';
 import type { PlanClient } from '../../common/plan-client';
 import type { AccountEntitlements } from './account-plan.client';
 import { CvAccess } from './cv-access';
-import { CvService } from './cv.service';
-import { CreateCvInput, CvType, toCvType } from './cv.type';
+import { CvService, type CvRow } from './cv.service';
+import {
+  CreateCvInput,
+  CvSectionsType,
+  CvType,
+  ImportJsonResumeInput,
+  UpdateCvInput,
+  toCvType,
+} from './cv.type';
 
+/** The CV operations of cv-api.md; the REST adapter maps each endpoint onto one of these. */
 @Resolver(() => CvType)
 export class CvResolver {
   constructor(
@@ -17,13 +27,86 @@ export class CvResolver {
   @Query(() => [CvType], { description: 'The account’s CVs, newest first.' })
   async cvs(): Promise<CvType[]> {
     const principal = await this.access.require();
-    return (await this.service.list(principal)).map((row) => toCvType(row, this.publicBaseUrl));
+    return (await this.service.list(principal)).map((row) => this.toType(row));
   }
 
   @Query(() => CvType, { description: 'One CV: another account’s is FORBIDDEN, an unknown one NOT_FOUND.' })
   async cv(@Arg('id', () => ID) id: string): Promise<CvType> {
     const principal = await this.access.require();
-    return toCvType(await this.service.get(principal, id), this.publicBaseUrl);
+    return this.toType(await this.service.get(principal, id));
+  }
+
+  /** Section rows are read only when a selection asks for them (a list seldom does). */
+  @FieldResolver(() => CvSectionsType)
+  async sections(@Root() cv: CvType): Promise<Record<string, unknown>> {
+    return camelKeys(await this.service.sectionsOf(cv.id));
+  }
+
+  @FieldResolver(() => GraphQLJSONObject, {
+    description: 'The CV as JSON Resume 1.2.1; what JSON Resume has no field for is kept under extra keys.',
+  })
+  async jsonResume(@Root() cv: CvType): Promise<Record<string, unknown>> {
+    return this.service.exportResume(await this.access.require(), cv.id, cv.links.self);
+  }
+
+  @Mutation(() => CvType, {
+    description: 'Creates a CV on an available template, within the plan’s cv_limit (FORBIDDEN beyond it).',
+  })
+  async createCv(@Arg('input', () => CreateCvInput) input: CreateCvInput): Promise<CvType> {
+    const principal = await this.access.require();
+    const entitlements = await this.plans.of(principal.accountId);
+    return this.toType(await this.service.create(principal, entitlements, input));
+  }
+
+  @Mutation(() => CvType, {
+    description:
+      'Changes only the fields sent; each section sent replaces that section. Field errors are keyed by the document’s snake_case path, e.g. sections.experience.0.start_date.',
+  })
+  async updateCv(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateCvInput) input: UpdateCvInput,
+  ): Promise<CvType> {
+    const principal = await this.access.require();
+    return this.toType(await this.service.update(principal, id, snakeKeys(input)));
+  }
+
+  @Mutation(() => CvType, {
+    description: 'A deep copy with every section row and the photo, within cv_limit.',
+  })
+  async duplicateCv(@Arg('id', () => ID) id: string): Promise<CvType> {
+    const principal = await this.access.require();
+    const entitlements = await this.plans.of(principal.accountId);
+    return this.toType(await this.service.duplicate(principal, entitlements, id));
+  }
+
+  @Mutation(() => CvType, {
+    description: 'Moves the CV to another template and resets settings to its defaults.',
+  })
+  async switchCvTemplate(
+    @Arg('id', () => ID) id: string,
+    @Arg('templateId', () => ID) templateId: string,
+  ): Promise<CvType> {
+    const principal = await this.access.require();
+    const entitlements = await this.plans.of(principal.accountId);
+    return this.toType(await this.service.switchTemplate(principal, entitlements, id, templateId));
+  }
+
+  @Mutation(() => CvType, {
+    description:
+      'Sets the photo: base64 of a JPEG, PNG or WebP of at most 4 MB, checked by content; metadata is removed.',
+  })
+  async setCvPhoto(
+    @Arg('id', () => ID) id: string,
+    @Arg('photoBase64', () => String) photoBase64: string,
+  ): Promise<CvType> {
+    const principal = await this.access.require();
+    return this.toType(await this.service.setPhoto(principal, id, Buffer.from(photoBase64, 'base64')));
+  }
+
+  @Mutation(() => CvType)
+  async removeCvPhoto(@Arg('id', () => ID) id: string): Promise<CvType> {
+    const principal = await this.access.require();
+    return this.toType(await this.service.removePhoto(principal, id));
   }
 
   @Mutation(() => Boolean, { description: 'Deletes the CV with every section; its share page goes too.' })
@@ -33,12 +116,16 @@ export class CvResolver {
     return true;
   }
 
-  @Mutation(() => CvType, {
-    description: 'Creates a CV on an available template, within the plan’s cv_limit (FORBIDDEN beyond it).',
-  })
-  async createCv(@Arg('input', () => CreateCvInput) input: CreateCvInput): Promise<CvType> {
+  @Mutation(() => CvType, { description: 'A new CV from a JSON Resume document, within cv_limit.' })
+  async importJsonResume(
+    @Arg('input', () => ImportJsonResumeInput) input: ImportJsonResumeInput,
+  ): Promise<CvType> {
     const principal = await this.access.require();
     const entitlements = await this.plans.of(principal.accountId);
-    return toCvType(await this.service.create(principal, entitlements, input), this.publicBaseUrl);
+    return this.toType(await this.service.importResume(principal, entitlements, input.resume, input));
+  }
+
+  private toType(row: CvRow): CvType {
+    return toCvType(row, this.publicBaseUrl);
   }
 }

@@ -1,5 +1,6 @@
 import { cvMigrations } from '../../migrations/cv';
 import type { SubgraphDefinition } from '../../common/subgraph';
+import { PHOTO_BODY_LIMIT } from '../../common/graphql-server';
 import { languageOf } from '../../common/language';
 import { Account, AccountApiKey, Company } from './account.entity';
 import { accountPlanClient } from './account-plan.client';
@@ -19,6 +20,7 @@ export const cvSubgraph: SubgraphDefinition = {
     migrations: cvMigrations,
   },
   resolvers: [AccountResolver, TemplateResolver, CvResolver],
+  bodyLimit: PHOTO_BODY_LIMIT,
   createResolvers: (scope) => {
     const language = languageOf(scope.headers['accept-language']);
     const access = new CvAccess(scope.headers['x-api-key'], scope.em, language);

@@ -1,5 +1,82 @@
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { camelCase, camelKeys } from '../../common/case';
+import {
+  CUSTOM_SECTION_FIELDS,
+  ITEMS_PER_SECTION_MAX,
+  PERSONAL_FIELDS,
+  SECTION_FIELDS,
+  SECTION_KEYS,
+  SETTINGS_FIELDS,
+  TITLE_MAX,
+  emptyPersonal,
+  type FieldKind,
+} from './cv.payload';
 import type { CvRow } from './cv.service';
+
+function describe(kind: FieldKind): string {
+  switch (kind.type) {
+    case 'text':
+      return `At most ${kind.max} characters.`;
+    case 'email':
+      return 'An email address.';
+    case 'url':
+      return 'An http or https address.';
+    case 'month':
+      return 'YYYY-MM.';
+    case 'date':
+      return 'YYYY-MM-DD.';
+    case 'boolean':
+      return 'true or false.';
+    case 'color':
+      return 'A hex colour such as #1f4e79.';
+    case 'enum':
+      return `One of ${kind.values.join(', ')}.`;
+  }
+}
+
+/**
+ * An object type and its input twin for one row of the payload table in cv.payload.ts, so the graph
+ * offers exactly the fields and limits the document defines. On input every field may be left out
+ * (unchanged) or null (cleared).
+ */
+function rowTypes(name: string, fields: Record<string, FieldKind>, description: string) {
+  const output = class {};
+  const input = class {};
+  for (const [field, kind] of Object.entries(fields)) {
+    const type = kind.type === 'boolean' ? Boolean : String;
+    const options = { description: describe(kind) };
+    Field(() => type, { ...options, nullable: kind.type !== 'boolean' })(output.prototype, camelCase(field));
+    Field(() => type, { ...options, nullable: true })(input.prototype, camelCase(field));
+  }
+  ObjectType(name, { description })(output);
+  InputType(`${name}Input`, { description })(input);
+  return { output, input };
+}
+
+const pascal = (name: string) => name.charAt(0).toUpperCase() + camelCase(name).slice(1);
+
+const personal = rowTypes('CvPersonal', PERSONAL_FIELDS, 'Who the CV is about.');
+const settings = rowTypes('CvSettings', SETTINGS_FIELDS, 'How the template shows the CV.');
+const custom = rowTypes('CvCustomSection', CUSTOM_SECTION_FIELDS, 'A section of the account’s own.');
+const items = Object.fromEntries(
+  SECTION_KEYS.map((section) => [
+    section,
+    rowTypes(`Cv${pascal(section)}Item`, SECTION_FIELDS[section], `One item of the ${section} section.`),
+  ]),
+) as Record<(typeof SECTION_KEYS)[number], ReturnType<typeof rowTypes>>;
+
+const sectionsOutput = class {};
+const sectionsInput = class {};
+for (const section of SECTION_KEYS) {
+  Field(() => [items[section].output])(sectionsOutput.prototype, section);
+  Field(() => [items[section].input], {
+    nullable: true,
+    description: `Replaces the whole section; at most ${ITEMS_PER_SECTION_MAX} items.`,
+  })(sectionsInput.prototype, section);
+}
+ObjectType('CvSections', { description: 'Every section of the CV, items in display order.' })(sectionsOutput);
+InputType('CvSectionsInput', { description: 'Only the sections sent are replaced.' })(sectionsInput);
 
 @ObjectType('CvLinks', { description: 'Where a CV is read and exported; share needs no key.' })
 export class CvLinksType {
@@ -16,6 +93,23 @@ export class CvLinksType {
   share!: string;
 }
 
+@ObjectType('CvPhoto', { description: 'The CV’s photo as stored: metadata removed, at most 1200 px a side.' })
+export class CvPhotoType {
+  @Field(() => String, { description: 'image/jpeg, image/png or image/webp.' })
+  type!: string;
+
+  @Field(() => Int)
+  width!: number;
+
+  @Field(() => Int)
+  height!: number;
+
+  @Field(() => Int, { description: 'Bytes.' })
+  size!: number;
+}
+
+type Row = Record<string, string | boolean | null>;
+
 @ObjectType('Cv', { description: 'A CV of the account, addressed by its UUID.' })
 export class CvType {
   @Field(() => ID)
@@ -30,6 +124,24 @@ export class CvType {
   @Field(() => ID)
   templateId!: string;
 
+  @Field(() => personal.output)
+  personal!: Row;
+
+  @Field(() => settings.output, { description: 'The template’s defaults with the CV’s own choices.' })
+  settings!: Row;
+
+  @Field(() => [String], { description: 'Section keys (built-in and custom) in display order.' })
+  sectionOrder!: string[];
+
+  @Field(() => [String])
+  hiddenSections!: string[];
+
+  @Field(() => [custom.output])
+  customSections!: Row[];
+
+  @Field(() => CvPhotoType, { nullable: true })
+  photo!: CvPhotoType | null;
+
   @Field(() => CvLinksType)
   links!: CvLinksType;
 
@@ -40,9 +152,11 @@ export class CvType {
   updatedAt!: Date;
 }
 
+export const CvSectionsType = sectionsOutput;
+
 @InputType('CreateCvInput')
 export class CreateCvInput {
-  @Field(() => String, { description: 'Internal name, at most 255 characters.' })
+  @Field(() => String, { description: `Internal name, at most ${TITLE_MAX} characters.` })
   title!: string;
 
   @Field(() => String, { description: 'ar or en.' })
@@ -52,6 +166,54 @@ export class CreateCvInput {
   templateId!: string;
 }
 
+@InputType('UpdateCvInput', { description: 'Only the fields sent change (PUT /cvs/{uuid}).' })
+export class UpdateCvInput {
+  @Field(() => String, { nullable: true })
+  title?: string;
+
+  @Field(() => String, { nullable: true })
+  locale?: string;
+
+  @Field(() => personal.input, { nullable: true, description: 'Field by field; null clears a field.' })
+  personal?: Row;
+
+  @Field(() => settings.input, {
+    nullable: true,
+    description: 'Field by field; null returns a setting to the template’s default.',
+  })
+  settings?: Row;
+
+  @Field(() => [String], { nullable: true })
+  sectionOrder?: string[];
+
+  @Field(() => [String], { nullable: true })
+  hiddenSections?: string[];
+
+  @Field(() => sectionsInput, { nullable: true })
+  sections?: Record<string, Row[]>;
+
+  @Field(() => [custom.input], { nullable: true, description: 'Replaces every custom section.' })
+  customSections?: Row[];
+}
+
+@InputType('ImportJsonResumeInput')
+export class ImportJsonResumeInput {
+  @Field(() => GraphQLJSONObject, { description: 'A JSON Resume 1.2.1 document.' })
+  resume!: Record<string, unknown>;
+
+  @Field(() => ID, { nullable: true, description: 'Default: the platform’s first free template.' })
+  templateId?: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Default: the title kept by an export, else the name.',
+  })
+  title?: string;
+
+  @Field(() => String, { nullable: true, description: 'ar or en. Default: from the resume’s text.' })
+  locale?: string;
+}
+
 export function toCvType(row: CvRow, publicBaseUrl: string): CvType {
   const self = `${publicBaseUrl}/api/v1/cvs/${row.id}`;
   return {
@@ -59,6 +221,20 @@ export function toCvType(row: CvRow, publicBaseUrl: string): CvType {
     title: row.title,
     locale: row.locale,
     templateId: String(row.template_id),
+    personal: camelKeys({ ...emptyPersonal(), ...row.personal }),
+    settings: camelKeys(row.settings),
+    sectionOrder: row.section_order,
+    hiddenSections: row.hidden_sections,
+    customSections: row.custom_sections.map((section) => ({ ...section, content: section.content ?? null })),
+    photo:
+      row.photo_type === null
+        ? null
+        : {
+            type: row.photo_type,
+            width: row.photo_width ?? 0,
+            height: row.photo_height ?? 0,
+            size: row.photo_size ?? 0,
+          },
     links: {
       self,
       pdf: `${self}/pdf`,

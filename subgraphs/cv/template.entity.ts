@@ -1,11 +1,5 @@
 import { BigIntType, Entity, JsonType, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
-
-/** A CV's visual settings; a template carries its defaults, a CV its overrides. */
-export interface CvSettings {
-  primary_color?: string;
-  theme?: string;
-  font_family?: string;
-}
+import type { CvSettings } from './cv.payload';
 
 /** A CV design: the platform's (no company) or a company's own. */
 @Entity({ tableName: 'templates' })

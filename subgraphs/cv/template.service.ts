@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { EntityManager } from '../../common/database';
 import { ValidationError } from '../../common/errors';
 import { fieldErrorsOf } from '../../common/validation';
-import { Template, type CvSettings } from './template.entity';
+import type { CvSettings } from './cv.payload';
+import { Template } from './template.entity';
 
 /** How a template arranges a CV (docs/API-DECISIONS.md). */
 export const TEMPLATE_LAYOUTS = ['single-column', 'two-column', 'sidebar'] as const;

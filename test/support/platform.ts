@@ -175,3 +175,36 @@ export async function newCvAccount(
   );
   return { id: account.id, key: issued.key, keyId: issued.id };
 }
+
+export interface RestReply<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: { data?: T; message?: string; errors?: Record<string, string[]> } & Record<string, unknown>;
+}
+
+/** A JSON call to the REST adapter with a CV key (`X-API-Key`), as a legacy client makes it. */
+export function cvCaller(platform: Platform) {
+  return async <T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    key: string | null,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<RestReply<T>> => {
+    const response = await fetch(`${platform.restUrl}${path}`, {
+      method,
+      headers: {
+        accept: 'application/json',
+        ...(body === undefined || body instanceof FormData ? {} : { 'content-type': 'application/json' }),
+        ...(key ? { 'x-api-key': key } : {}),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: body instanceof FormData ? body : JSON.stringify(body) }),
+    });
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as RestReply<T>['body'],
+    };
+  };
+}

@@ -1,0 +1,74 @@
+import sharp, { type Sharp } from 'sharp';
+import { ValidationError } from '../../common/errors';
+
+export const PHOTO_MAX_BYTES = 4 * 1024 * 1024;
+
+export const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
+export type PhotoType = (typeof PHOTO_TYPES)[number];
+
+export interface PreparedPhoto {
+  data: Buffer;
+  type: PhotoType;
+  width: number;
+  height: number;
+}
+
+/** A CV prints the photo small; more pixels would only cost storage and bandwidth. */
+const MAX_SIDE = 1200;
+/** Checked against the header before decoding, so a few kilobytes cannot claim gigabytes of memory. */
+const MAX_MEGAPIXELS = 40;
+
+const JPEG_MAGIC = Buffer.from([0xff, 0xd8, 0xff]);
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const RIFF = Buffer.from('RIFF', 'latin1');
+const WEBP = Buffer.from('WEBP', 'latin1');
+
+const ENCODERS: Record<PhotoType, (image: Sharp) => Sharp> = {
+  'image/jpeg': (image) => image.jpeg({ quality: 90, mozjpeg: true }),
+  'image/png': (image) => image.png(),
+  'image/webp': (image) => image.webp({ quality: 90 }),
+};
+
+/** The type by content: a file name or a declared content type is whatever the client says. */
+export function sniffPhotoType(data: Buffer): PhotoType | null {
+  if (data.subarray(0, 3).equals(JPEG_MAGIC)) return 'image/jpeg';
+  if (data.subarray(0, 8).equals(PNG_MAGIC)) return 'image/png';
+  if (data.subarray(0, 4).equals(RIFF) && data.subarray(8, 12).equals(WEBP)) return 'image/webp';
+  return null;
+}
+
+/**
+ * Re-encodes an uploaded photo, upright and at most MAX_SIDE a side, in its own format. Nothing of
+ * the upload but its pixels survives: EXIF (with GPS), XMP, IPTC and comments are all dropped.
+ */
+export async function preparePhoto(data: Buffer): Promise<PreparedPhoto> {
+  if (data.length === 0) throw refuse('The photo field is required.');
+  if (data.length > PHOTO_MAX_BYTES) {
+    throw refuse(`The photo field must not be greater than ${PHOTO_MAX_BYTES / 1024} kilobytes.`);
+  }
+  const type = sniffPhotoType(data);
+  if (!type) throw refuse('The photo field must be a file of type: jpeg, png, webp.');
+
+  const image = sharp(data, {
+    // libjpeg reports corrupt scan data only as a warning and goes on to decode grey blocks.
+    failOn: 'warning',
+    limitInputPixels: MAX_MEGAPIXELS * 1_000_000,
+    autoOrient: true,
+    animated: false,
+  }).resize(MAX_SIDE, MAX_SIDE, { fit: 'inside', withoutEnlargement: true });
+  try {
+    // Without keepMetadata/withMetadata sharp writes no metadata and converts to sRGB.
+    const { data: output, info } = await ENCODERS[type](image).toBuffer({ resolveWithObject: true });
+    return { data: output, type, width: info.width, height: info.height };
+  } catch (error) {
+    // sharp has no error codes; the test pins this message.
+    if (error instanceof Error && error.message.includes('exceeds pixel limit')) {
+      throw refuse(`The photo field must not be larger than ${MAX_MEGAPIXELS} megapixels.`);
+    }
+    throw refuse('The photo field must be an image.');
+  }
+}
+
+function refuse(message: string): ValidationError {
+  return new ValidationError({ photo: [message] });
+}
