@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { EntityManager } from '../../common/database';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
 import type { TextLanguage } from '../../common/language';
@@ -383,27 +384,16 @@ export class CvService {
   }
 
   /** Validates a payload; errors are keyed by the document's paths, under `prefix` when given. */
-  private parsePatch(body: unknown, prefix?: string): CvPatch {
-    const parsed = cvUpdateRequest.safeParse(normalizeStrings(body), { reportInput: true });
-    if (!parsed.success) {
-      const errors = fieldErrorsOf(parsed.error);
-      throw new ValidationError(
-        prefix === undefined
-          ? errors
-          : Object.fromEntries(
-              Object.entries(errors).map(([path, messages]) => [`${prefix}.${path}`, messages]),
-            ),
-      );
-    }
-    const {
-      id: _id,
-      template_id: _t,
-      photo: _p,
-      links: _l,
-      created_at: _c,
-      updated_at: _u,
-      ...patch
-    } = parsed.data;
+  private parsePatch(body: unknown, within?: 'resume'): CvPatch {
+    // Nested under `resume`, an import's errors name where the value came from.
+    const schema = within === undefined ? cvUpdateRequest : z.object({ resume: cvUpdateRequest });
+    const input = within === undefined ? normalizeStrings(body) : { resume: normalizeStrings(body) };
+    const parsed = schema.safeParse(input, { reportInput: true });
+    if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error));
+    const data = (
+      within === undefined ? parsed.data : (parsed.data as { resume: unknown }).resume
+    ) as z.infer<typeof cvUpdateRequest>;
+    const { id: _id, template_id: _t, photo: _p, links: _l, created_at: _c, updated_at: _u, ...patch } = data;
     return patch as CvPatch;
   }
 
