@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { httpStatusOf, isErrorCode, type FieldErrors } from '../common/errors';
 import type { Logger } from '../common/logger';
@@ -118,8 +118,17 @@ export function toHttpError(error: unknown, requestId: string | undefined): Http
  * Answers a failed request with its mapped status and body. `alwaysFieldErrors` is the CV
  * document's shape, where every error body carries `errors` (empty when no field is at fault).
  */
-export function errorHandler(logger: Logger, { alwaysFieldErrors = false } = {}): ErrorRequestHandler {
-  return (error: unknown, _req, res, next) => {
+export function errorHandler(
+  logger: Logger,
+  {
+    alwaysFieldErrors = false,
+    localize,
+  }: {
+    alwaysFieldErrors?: boolean;
+    localize?: (body: HttpError['body'], req: Request) => HttpError['body'];
+  } = {},
+): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
     if (res.headersSent) {
       next(error);
       return;
@@ -127,7 +136,10 @@ export function errorHandler(logger: Logger, { alwaysFieldErrors = false } = {})
     const mapped = toHttpError(error, currentRequestId());
     if (mapped.status >= 500) logger.error({ err: error }, 'request failed');
     const body = alwaysFieldErrors ? { ...mapped.body, errors: mapped.body.errors ?? {} } : mapped.body;
-    res.status(mapped.status).set(mapped.headers).json(body);
+    res
+      .status(mapped.status)
+      .set(mapped.headers)
+      .json(localize === undefined ? body : localize(body, req));
   };
 }
 

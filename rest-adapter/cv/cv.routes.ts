@@ -35,6 +35,7 @@ import {
   toCvResource,
   toTemplateResource,
 } from './cv.operations';
+import { inArabic } from './cv.messages';
 
 export interface CvRoutesOptions {
   redis: Redis;
@@ -276,6 +277,12 @@ export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOp
     res.json({ data: { id: req.params.uuid.toLowerCase(), deleted: true } });
   });
   // Inside this router, so only the CV document's routes answer in its error shape.
-  router.use(errorHandler(logger, { alwaysFieldErrors: true }));
+  router.use(
+    errorHandler(logger, {
+      alwaysFieldErrors: true,
+      // The graph's own messages (401, 403, 404) arrive already in the asked language.
+      localize: (body, req) => (languageOf(req.get('accept-language')) === 'ar' ? inArabic(body) : body),
+    }),
+  );
   return router;
 }

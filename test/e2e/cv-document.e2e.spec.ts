@@ -216,10 +216,28 @@ describe('GET and PUT /cvs/{uuid}: the full payload, partial updates and validat
     expect(bad.body.message).toBe(
       'The title field must not be greater than 255 characters. (and 16 more errors)',
     );
+    const arabic = await call(
+      'PUT',
+      `/cvs/${cv.id}`,
+      key,
+      { sections: { experience: [{ start_date: '2020-1' }] } },
+      { 'accept-language': 'ar' },
+    );
+    expect([arabic.status, arabic.body]).toEqual([
+      422,
+      {
+        message: 'يجب أن يطابق حقل sections.experience.0.start date الصيغة Y-m.',
+        errors: {
+          'sections.experience.0.start_date': [
+            'يجب أن يطابق حقل sections.experience.0.start date الصيغة Y-m.',
+          ],
+        },
+      },
+    ]);
     const unknownKey = await call('PUT', `/cvs/${cv.id}`, key, { section_order: ['experience', 'nope'] });
     expect(unknownKey.status).toBe(422);
     expect(unknownKey.body.errors).toEqual({
-      'section_order.1': ['The selected section_order.1 is invalid.'],
+      'section_order.1': ['The selected section order.1 is invalid.'],
     });
     const template = await call('PUT', `/cvs/${cv.id}`, key, { template_id: cv.template_id + 1 });
     expect(template.status).toBe(422);
