@@ -9,7 +9,7 @@ import { GraphClient } from './graph-client';
 import { errorHandler, unknownRoute } from './http-errors';
 import { plansRoutes } from './plans/plans.routes';
 import { credentialOf, rateLimit } from './rate-limit';
-import { cvRoutes } from './cv/cv.routes';
+import { CV_PATHS, cvErrorHandler, cvRoutes } from './cv/cv.routes';
 import { ticketPageRoutes } from './public/ticket-page.routes';
 import { ticketsRoutes } from './tickets/tickets.routes';
 
@@ -33,6 +33,8 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const api = express.Router();
   // Not strict: a JSON string or number is a wrongly typed body (422), not malformed JSON (400).
   api.use(express.json({ limit: '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
+  // A body the parser refuses on a CV path is answered in the CV document's error shape.
+  api.use(CV_PATHS, cvErrorHandler(logger));
   api.use(plansRoutes(graph));
   // ticket-calling-api.md: 120 requests a minute per key, over every one of its endpoints.
   const perTicketKey = rateLimit(redis, config.redisPrefix, {

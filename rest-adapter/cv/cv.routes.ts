@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
 import { camelKeys } from '../../common/case';
 import { RateLimitedError, ValidationError, type FieldErrors } from '../../common/errors';
@@ -138,7 +138,7 @@ function readPhoto(req: Request, res: Response): Promise<Buffer | FieldErrors> {
 /** The CV document's routes that need `X-API-Key`; each is one operation on the graph. */
 export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOptions): Router {
   const router = Router();
-  router.use(['/me', '/templates', '/cvs'], accountLimiter(graph, options));
+  router.use(CV_PATHS, accountLimiter(graph, options));
 
   /** The key, the CV's existence and its owner are judged before the body: 401, 404, 403, then 422. */
   const refuse = async (req: Request, errors: FieldErrors): Promise<never> => {
@@ -277,12 +277,17 @@ export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOp
     res.json({ data: { id: req.params.uuid.toLowerCase(), deleted: true } });
   });
   // Inside this router, so only the CV document's routes answer in its error shape.
-  router.use(
-    errorHandler(logger, {
-      alwaysFieldErrors: true,
-      // The graph's own messages (401, 403, 404) arrive already in the asked language.
-      localize: (body, req) => (languageOf(req.get('accept-language')) === 'ar' ? inArabic(body) : body),
-    }),
-  );
+  router.use(cvErrorHandler(logger));
   return router;
+}
+
+/** Paths of the CV document, whose errors always carry `errors` and follow `Accept-Language`. */
+export const CV_PATHS = ['/me', '/templates', '/cvs', '/cv'];
+
+export function cvErrorHandler(logger: Logger): ErrorRequestHandler {
+  return errorHandler(logger, {
+    alwaysFieldErrors: true,
+    // The graph's own messages (401, 403, 404) arrive already in the asked language.
+    localize: (body, req) => (languageOf(req.get('accept-language')) === 'ar' ? inArabic(body) : body),
+  });
 }

@@ -242,6 +242,15 @@ describe('GET and PUT /cvs/{uuid}: the full payload, partial updates and validat
     const template = await call('PUT', `/cvs/${cv.id}`, key, { template_id: cv.template_id + 1 });
     expect(template.status).toBe(422);
     expect(Object.keys(template.body.errors!)).toEqual(['template_id']);
+    const malformed = await fetch(`${platform.restUrl}/cvs/${cv.id}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-api-key': key, 'accept-language': 'ar' },
+      body: '{"title": ',
+    });
+    expect([malformed.status, await malformed.json()]).toEqual([
+      400,
+      { message: 'جسم الطلب ليس JSON صالحاً.', errors: {} },
+    ]);
     const notObject = await call('PUT', `/cvs/${cv.id}`, key, ['title']);
     expect(notObject.status).toBe(422);
     // Nothing of a refused update was written.
