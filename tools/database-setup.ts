@@ -1,5 +1,7 @@
 import type { Config } from '../common/config';
-import { ensureDatabase, migrateSchema, openSchema } from '../common/database';
+import { ensureDatabase, migrateSchema, openSchema, type EntityManager } from '../common/database';
+import { AccountService } from '../subgraphs/cv/account.service';
+import { CvService } from '../subgraphs/cv/cv.service';
 import type { Logger } from '../common/logger';
 import { cvSubgraph } from '../subgraphs/cv/cv.subgraph';
 import { TemplateService } from '../subgraphs/cv/template.service';
@@ -13,13 +15,54 @@ import { VenueService } from '../subgraphs/tickets/venue.service';
 
 /** A fixed key, so the README's examples work after every restart; created outside production only. */
 export const DEMO_TICKET_KEY = 'tk_demoLocalDevelopmentOnly00000000';
+export const DEMO_CV_KEY = 'cv_demoLocalDevelopmentOnly00000000';
 
 export interface DemoData {
   ticketKey: string;
   venue: string;
   branch: string;
   plan: string;
+  cvKey: string;
+  cvAccount: string;
+  cvPlan: string;
+  cvId: string;
 }
+
+/** The demo CV: an Arabic CV with a little of everything, so every export has something to show. */
+const DEMO_CV = {
+  title: 'سيرة ذاتية تجريبية',
+  personal: {
+    full_name: 'نور كريم',
+    job_title: 'مهندسة برمجيات',
+    summary: 'مهندسة برمجيات تبني أنظمة الدفع والطلبات في بغداد.',
+    email: 'nour@example.com',
+    phone: '+9647701234567',
+    website: 'https://nour.example.com',
+    address: 'بغداد، العراق',
+  },
+  sections: {
+    experience: [
+      {
+        company: 'شركة الرافدين للتقنية',
+        position: 'مهندسة برمجيات أولى',
+        location: 'بغداد',
+        description: 'قادت فريق واجهات الدفع.',
+        start_date: '2021-03',
+        is_current: true,
+      },
+      { company: 'Zain Iraq', position: 'Backend Engineer', start_date: '2017-06', end_date: '2021-02' },
+    ],
+    education: [{ institution: 'جامعة بغداد', degree: 'بكالوريوس', field_of_study: 'هندسة الحاسوب' }],
+    skills: [
+      { name: 'TypeScript', level: 'متقدم' },
+      { name: 'PostgreSQL', level: 'متقدم' },
+    ],
+    languages: [
+      { name: 'العربية', level: 'اللغة الأم' },
+      { name: 'English', level: 'C1' },
+    ],
+  },
+};
 
 export interface MigrationReport {
   createdDatabase: boolean;
@@ -54,27 +97,68 @@ export async function seedReferenceData(
   }
 }
 
-/** A demo venue on the growth plan with one branch and the demo key; idempotent. */
+/** A demo venue on the growth plan with one branch and the demo key, and a demo CV account; idempotent. */
 export async function seedDemoData(config: Config, logger?: Logger): Promise<DemoData> {
   const demo: DemoData = {
     ticketKey: DEMO_TICKET_KEY,
     venue: 'Demo Kitchen',
     branch: 'Main counter',
     plan: 'growth',
+    cvKey: DEMO_CV_KEY,
+    cvAccount: 'Demo CV account',
+    cvPlan: 'pro',
+    cvId: '',
   };
   const tickets = await openSchema(config, ticketsSubgraph.schemaModule, logger);
   const billing = await openSchema(config, billingSubgraph.schemaModule, logger);
+  const cv = await openSchema(config, cvSubgraph.schemaModule, logger);
   try {
     const keys = new ApiKeyService(tickets.em.fork());
-    if ((await keys.authenticate(DEMO_TICKET_KEY)) !== null) return demo;
-    const venues = new VenueService(tickets.em.fork());
-    const venue = await venues.create({ name: demo.venue, language: 'ar' });
-    const branch = await venues.createBranch(venue.id, demo.branch);
-    await new SubscriptionService(billing.em.fork()).subscribe('venue', venue.id, demo.plan);
-    await keys.issue(branch.id, 'Demo key', undefined, DEMO_TICKET_KEY);
+    if ((await keys.authenticate(DEMO_TICKET_KEY)) === null) {
+      const venues = new VenueService(tickets.em.fork());
+      const venue = await venues.create({ name: demo.venue, language: 'ar' });
+      const branch = await venues.createBranch(venue.id, demo.branch);
+      await new SubscriptionService(billing.em.fork()).subscribe('venue', venue.id, demo.plan);
+      await keys.issue(branch.id, 'Demo key', undefined, DEMO_TICKET_KEY);
+    }
+    demo.cvId = await seedDemoCv(cv.em.fork(), billing.em.fork(), demo);
     return demo;
   } finally {
     await tickets.close(true);
     await billing.close(true);
+    await cv.close(true);
   }
+}
+
+/** A demo CV account on the pro plan, its fixed key and one filled-in Arabic CV; idempotent. */
+async function seedDemoCv(cvEm: EntityManager, billingEm: EntityManager, demo: DemoData): Promise<string> {
+  const accounts = new AccountService(cvEm);
+  const cvs = new CvService(cvEm, 'en');
+  const existing = await accounts.authenticate(DEMO_CV_KEY);
+  if (existing !== null) {
+    const [first] = await cvs.list(existing);
+    if (first !== undefined) return first.id;
+  }
+  const principal =
+    existing ??
+    (await (async () => {
+      const account = await accounts.createAccount({
+        name: demo.cvAccount,
+        email: 'demo@example.com',
+        companyId: null,
+      });
+      await new SubscriptionService(billingEm).subscribe('account', account.id, demo.cvPlan);
+      await accounts.issueKey(account.id, 'Demo key', DEMO_CV_KEY);
+      return (await accounts.authenticate(DEMO_CV_KEY))!;
+    })());
+  const [template] = await cvEm.execute<{ id: string }[]>(
+    "select id from cv.templates where slug = 'classic' and company_id is null",
+  );
+  const created = await cvs.create(
+    principal,
+    { planKey: demo.cvPlan, cvLimit: null, downloadLimit: null, premiumTemplates: true, watermark: false },
+    { title: DEMO_CV.title, locale: 'ar', templateId: template!.id },
+  );
+  await cvs.update(principal, created.id, { personal: DEMO_CV.personal, sections: DEMO_CV.sections });
+  return created.id;
 }

@@ -70,10 +70,10 @@ export class AccountService {
   }
 
   /** A new key for the account; the key itself is in the answer once and never stored. */
-  async issueKey(accountId: number, keyName: string): Promise<IssuedAccountKey> {
+  async issueKey(accountId: number, keyName: string, presetKey?: string): Promise<IssuedAccountKey> {
     await this.getAccount(accountId);
     const checked = parse(z.object({ name }), { name: keyName });
-    const { key, prefix, hash } = newApiKey(KEY_PREFIX);
+    const { key, prefix, hash } = newApiKey(KEY_PREFIX, presetKey);
     const apiKey = this.em.create(AccountApiKey, {
       accountId,
       name: checked.name,

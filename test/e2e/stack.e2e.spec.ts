@@ -157,6 +157,22 @@ describe('the whole stack, as `npm start` runs it', () => {
     expect(((await list.json()) as { meta: { total: number } }).meta.total).toBe(1);
   });
 
+  it('prints a demo CV key whose account has a filled-in Arabic CV', async () => {
+    const key = /Demo CV key: (\S+)/.exec(stack.output())?.[1];
+    const cvId = /\/cvs\/([0-9a-f-]{36})/.exec(stack.output())?.[1];
+    expect([key, cvId].every((value) => value !== undefined)).toBe(true);
+    const read = await fetch(`${stack.restUrl}/cvs/${cvId!}`, { headers: { 'x-api-key': key! } });
+    expect(read.status).toBe(200);
+    const { data } = (await read.json()) as {
+      data: { locale: string; personal: { full_name: string }; sections: { experience: unknown[] } };
+    };
+    expect([data.locale, data.personal.full_name, data.sections.experience.length]).toEqual([
+      'ar',
+      'نور كريم',
+      2,
+    ]);
+  });
+
   it('has every process alive and ready on its own port', async () => {
     for (const port of Object.values(stack.ports)) {
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
