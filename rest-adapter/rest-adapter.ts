@@ -45,7 +45,14 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   });
   api.use(['/tickets', '/openapi.json'], perTicketKey);
   api.use(ticketsRoutes(graph, config.publicBaseUrl));
-  api.use(cvRoutes(graph, logger, { redis, redisPrefix: config.redisPrefix, rateLimit: config.cvRateLimit }));
+  api.use(
+    cvRoutes(graph, logger, {
+      redis,
+      redisPrefix: config.redisPrefix,
+      rateLimit: config.cvRateLimit,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
+  );
   service.app.use(API_PREFIX, api);
   service.app.use(ticketPageRoutes(graph, config, redis));
   service.app.use(unknownRoute);

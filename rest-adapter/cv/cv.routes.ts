@@ -36,12 +36,15 @@ import {
   toTemplateResource,
 } from './cv.operations';
 import { inArabic } from './cv.messages';
+import { cvOpenApi } from './cv.openapi';
 
 export interface CvRoutesOptions {
   redis: Redis;
   redisPrefix: string;
   /** cv-api.md: 60 requests a minute per account. */
   rateLimit: number;
+  /** Where clients reach the platform; the OpenAPI document's server is under it. */
+  publicBaseUrl: string;
 }
 
 /** Presence and JSON types of the create body; values are the graph's to judge. */
@@ -138,6 +141,7 @@ function readPhoto(req: Request, res: Response): Promise<Buffer | FieldErrors> {
 /** The CV document's routes that need `X-API-Key`; each is one operation on the graph. */
 export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOptions): Router {
   const router = Router();
+  const document = cvOpenApi(options.publicBaseUrl);
   router.use(CV_PATHS, accountLimiter(graph, options));
 
   /** The key, the CV's existence and its owner are judged before the body: 401, 404, 403, then 422. */
@@ -147,6 +151,10 @@ export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOp
     throw new ValidationError(errors);
   };
 
+  router.get('/cv/openapi.json', async (req, res) => {
+    await graph.execute(CV_AUTH, {}, req);
+    res.json(document);
+  });
   router.get('/me', async (req, res) => {
     res.json({ data: toAccountResource(await graph.execute(CV_ME, {}, req)) });
   });

@@ -1,68 +1,20 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import {
+  components,
+  json,
+  parameterSchema,
+  rateLimitHeaders,
+  ref,
+  requestIdHeader,
+  responses,
+  retryAfter,
+} from '../openapi';
 import { listTicketsQuery, TICKET_SCHEMA_IDS as SCHEMA_IDS } from './tickets.schemas';
 
-type JsonSchema = Record<string, unknown>;
-
-const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-
-function clean(schema: JsonSchema): JsonSchema {
-  delete schema.$schema;
-  delete schema.$id;
-  return schema;
-}
-
-/** A parameter's schema, as it is accepted. */
-function parameterSchema(schema: z.ZodType): JsonSchema {
-  return clean(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }));
-}
-
-/**
- * The named schemas (`.meta({ id })`) as components that refer to each other: responses as they
- * are sent, the request body as it is accepted.
- */
-function components(ids: readonly string[], requestIds: readonly string[]): Record<string, JsonSchema> {
-  const convert = (io: 'input' | 'output') =>
-    z.toJSONSchema(z.globalRegistry, {
-      target: 'draft-2020-12',
-      io,
-      unrepresentable: 'any',
-      uri: (id) => `#/components/schemas/${id}`,
-    }).schemas as Record<string, JsonSchema>;
-  const sent = convert('output');
-  const accepted = convert('input');
-  return Object.fromEntries(
-    ids.map((id) => {
-      const schema = (requestIds.includes(id) ? accepted : sent)[id];
-      if (schema === undefined) throw new Error(`no schema named ${id}`);
-      return [id, clean(schema)];
-    }),
-  );
-}
-
-const json = (schemaRef: object) => ({ content: { 'application/json': { schema: schemaRef } } });
-
-const rateLimitHeaders = {
-  'RateLimit-Policy': {
-    description: 'IETF httpapi draft: the quota ("tickets";q=120;w=60).',
-    schema: { type: 'string' },
-  },
-  RateLimit: {
-    description: 'IETF httpapi draft: requests left (r) and seconds until reset (t).',
-    schema: { type: 'string' },
-  },
-  'X-Request-Id': {
-    description: 'The request’s id, also on every log line it caused.',
-    schema: { type: 'string' },
-  },
-};
-
-const error = (description: string, body = 'Error', extraHeaders: Record<string, unknown> = {}) => ({
-  description,
-  headers: { ...rateLimitHeaders, ...extraHeaders },
-  ...json(ref(body)),
-});
-
-const retryAfter = { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } };
+const { ok, error } = responses(
+  { ...rateLimitHeaders('"tickets";q=120;w=60'), ...requestIdHeader() },
+  'Error',
+);
 
 const commonErrors = {
   '401': error('Wrong, missing or revoked key.'),
@@ -74,12 +26,6 @@ const commonErrors = {
     retryAfter,
   ),
 };
-
-const ok = (description: string, schemaRef: object, extraHeaders: Record<string, unknown> = {}) => ({
-  description,
-  headers: { ...rateLimitHeaders, ...extraHeaders },
-  ...json(schemaRef),
-});
 
 const byId = { name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } };
 const byExternalId = {

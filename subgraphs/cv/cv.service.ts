@@ -193,7 +193,8 @@ export class CvService {
       const errors: FieldErrors = {};
       for (const list of ['section_order', 'hidden_sections'] as const) {
         patch[list]?.forEach((key, index) => {
-          if (!known.has(key)) errors[`${list}.${index}`] = [`The selected ${list.replace('_', ' ')}.${index} is invalid.`];
+          if (!known.has(key))
+            errors[`${list}.${index}`] = [`The selected ${list.replace('_', ' ')}.${index} is invalid.`];
         });
       }
       if (Object.keys(errors).length > 0) throw new ValidationError(errors);
