@@ -2,6 +2,7 @@ import type { Config } from '../common/config';
 import { ensureDatabase, migrateSchema, openSchema, type EntityManager } from '../common/database';
 import { AccountService } from '../subgraphs/cv/account.service';
 import { CvService } from '../subgraphs/cv/cv.service';
+import { fullCvPayload } from '../subgraphs/cv/sample-cv';
 import type { Logger } from '../common/logger';
 import { cvSubgraph } from '../subgraphs/cv/cv.subgraph';
 import { TemplateService } from '../subgraphs/cv/template.service';
@@ -27,42 +28,6 @@ export interface DemoData {
   cvPlan: string;
   cvId: string;
 }
-
-/** The demo CV: an Arabic CV with a little of everything, so every export has something to show. */
-const DEMO_CV = {
-  title: 'سيرة ذاتية تجريبية',
-  personal: {
-    full_name: 'نور كريم',
-    job_title: 'مهندسة برمجيات',
-    summary: 'مهندسة برمجيات تبني أنظمة الدفع والطلبات في بغداد.',
-    email: 'nour@example.com',
-    phone: '+9647701234567',
-    website: 'https://nour.example.com',
-    address: 'بغداد، العراق',
-  },
-  sections: {
-    experience: [
-      {
-        company: 'شركة الرافدين للتقنية',
-        position: 'مهندسة برمجيات أولى',
-        location: 'بغداد',
-        description: 'قادت فريق واجهات الدفع.',
-        start_date: '2021-03',
-        is_current: true,
-      },
-      { company: 'Zain Iraq', position: 'Backend Engineer', start_date: '2017-06', end_date: '2021-02' },
-    ],
-    education: [{ institution: 'جامعة بغداد', degree: 'بكالوريوس', field_of_study: 'هندسة الحاسوب' }],
-    skills: [
-      { name: 'TypeScript', level: 'متقدم' },
-      { name: 'PostgreSQL', level: 'متقدم' },
-    ],
-    languages: [
-      { name: 'العربية', level: 'اللغة الأم' },
-      { name: 'English', level: 'C1' },
-    ],
-  },
-};
 
 export interface MigrationReport {
   createdDatabase: boolean;
@@ -157,8 +122,8 @@ async function seedDemoCv(cvEm: EntityManager, billingEm: EntityManager, demo: D
   const created = await cvs.create(
     principal,
     { planKey: demo.cvPlan, cvLimit: null, downloadLimit: null, premiumTemplates: true, watermark: false },
-    { title: DEMO_CV.title, locale: 'ar', templateId: template!.id },
+    { title: 'CV', locale: 'ar', templateId: template!.id },
   );
-  await cvs.update(principal, created.id, { personal: DEMO_CV.personal, sections: DEMO_CV.sections });
+  await cvs.update(principal, created.id, fullCvPayload(2));
   return created.id;
 }

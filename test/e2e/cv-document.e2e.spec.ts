@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { fullCvPayload } from '../support/cv-fixtures';
+import { fullCvPayload } from '../../subgraphs/cv/sample-cv';
 import { admin, cvCaller, newCvAccount, startPlatform, type Platform } from '../support/platform';
 
 type Cv = Record<string, unknown> & {

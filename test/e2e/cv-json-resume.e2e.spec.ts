@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { fullCvPayload } from '../support/cv-fixtures';
+import { fullCvPayload } from '../../subgraphs/cv/sample-cv';
 import { cvCaller, newCvAccount, startPlatform, type Platform } from '../support/platform';
 
 const packageFile = (name: string): Record<string, unknown> =>

@@ -8,7 +8,7 @@ import type { Redis } from '../../common/redis';
 import { cvRoutes } from '../../rest-adapter/cv/cv.routes';
 import type { GraphClient } from '../../rest-adapter/graph-client';
 import { plansRoutes } from '../../rest-adapter/plans/plans.routes';
-import { fullCvPayload } from '../support/cv-fixtures';
+import { fullCvPayload } from '../../subgraphs/cv/sample-cv';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { newCvAccount, startPlatform, type Platform } from '../support/platform';
 import { awayFromWindowEdge } from '../support/wait';

@@ -168,7 +168,7 @@ describe('the whole stack, as `npm start` runs it', () => {
     };
     expect([data.locale, data.personal.full_name, data.sections.experience.length]).toEqual([
       'ar',
-      'نور كريم',
+      'نور كريم الساعدي',
       2,
     ]);
   });

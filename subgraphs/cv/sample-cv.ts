@@ -1,4 +1,4 @@
-import type { CvDocument, CvSections, SectionKey } from '../../subgraphs/cv/cv.payload';
+import type { CvDocument, CvSections, SectionKey } from './cv.payload';
 
 /** Arabic and English text of the kind real CVs carry, cycled through the items of each section. */
 const TEXT = {
@@ -31,7 +31,10 @@ function items<S extends SectionKey>(
   return Array.from({ length: count }, (_, index) => make(index)) as CvSections[S];
 }
 
-/** A CV with every personal field, every section filled (`perSection` items each) and custom sections. */
+/**
+ * A CV with every personal field, every section filled (`perSection` items each) and custom
+ * sections: the demo account's CV, the benchmark's payload and the tests' round trips.
+ */
 export function fullCvPayload(
   perSection = 2,
 ): Omit<CvDocument, 'title' | 'locale'> & { title: string; locale: 'ar' } {
