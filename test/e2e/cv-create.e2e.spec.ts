@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { newCvAccount, startPlatform, type Platform } from '../support/platform';
+import { newCvAccount, type Platform, platformTemplateId, startPlatform } from '../support/platform';
 
 interface Reply {
   status: number;
@@ -45,11 +45,7 @@ describe('POST /cvs and GET /cvs: creation within the plan, newest first', () =>
     return { status: response.status, body: (await response.json()) as Reply['body'] };
   };
 
-  const templateId = async (slug: string) =>
-    Number(
-      (await database.query('select id from cv.templates where slug = $1 and company_id is null', [slug]))[0]!
-        .id,
-    );
+  const templateId = (slug: string) => platformTemplateId(database, slug);
 
   it('creates a CV with its UUID and links, and lists the account’s CVs newest first', async () => {
     const { key } = await newAccount('pro');

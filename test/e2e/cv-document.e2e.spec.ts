@@ -1,7 +1,15 @@
 import sharp from 'sharp';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { fullCvPayload } from '../../subgraphs/cv/sample-cv';
-import { admin, cvCaller, newCvAccount, startPlatform, type Platform } from '../support/platform';
+import {
+  admin,
+  cvCaller,
+  newCvAccount,
+  payloadOf,
+  type Platform,
+  platformTemplateId,
+  startPlatform,
+} from '../support/platform';
 
 type Cv = Record<string, unknown> & {
   id: string;
@@ -15,18 +23,6 @@ type Cv = Record<string, unknown> & {
   photo: null | Record<string, unknown>;
   links: Record<string, string>;
 };
-
-/** The payload keys of a read, which an update accepts back. */
-const payloadOf = (cv: Cv) => ({
-  title: cv.title,
-  locale: cv.locale,
-  personal: cv.personal,
-  settings: cv.settings,
-  section_order: cv.section_order,
-  hidden_sections: cv.hidden_sections,
-  sections: cv.sections,
-  custom_sections: cv.custom_sections,
-});
 
 describe('GET and PUT /cvs/{uuid}: the full payload, partial updates and validation by path', () => {
   let database: TestDatabase;
@@ -44,11 +40,7 @@ describe('GET and PUT /cvs/{uuid}: the full payload, partial updates and validat
     await database.drop();
   });
 
-  const templateId = async (slug: string) =>
-    Number(
-      (await database.query('select id from cv.templates where slug = $1 and company_id is null', [slug]))[0]!
-        .id,
-    );
+  const templateId = (slug: string) => platformTemplateId(database, slug);
 
   const newCv = async (key: string, slug = 'classic', locale = 'ar') => {
     const created = await call<Cv>('POST', '/cvs', key, {
@@ -109,9 +101,9 @@ describe('GET and PUT /cvs/{uuid}: the full payload, partial updates and validat
     const payload = fullCvPayload(3);
     const put = await call<Cv>('PUT', `/cvs/${cv.id}`, key, payload);
     expect(put.status).toBe(200);
-    expect(payloadOf(put.body.data!)).toEqual(payload);
+    expect(payloadOf(put.body.data)).toEqual(payload);
     const read = await call<Cv>('GET', `/cvs/${cv.id}`, key);
-    expect(payloadOf(read.body.data!)).toEqual(payload);
+    expect(payloadOf(read.body.data)).toEqual(payload);
     const [rows] = await database.query('select count(*)::int as n from cv.cv_items where cv_id = $1', [
       cv.id,
     ]);
@@ -119,7 +111,7 @@ describe('GET and PUT /cvs/{uuid}: the full payload, partial updates and validat
     // A client may send back what it read, links and all.
     const again = await call<Cv>('PUT', `/cvs/${cv.id}`, key, read.body.data);
     expect(again.status).toBe(200);
-    expect(payloadOf(again.body.data!)).toEqual(payload);
+    expect(payloadOf(again.body.data)).toEqual(payload);
   });
 
   it('changes only what is sent: fields of personal and settings one by one, sections one by one', async () => {
@@ -129,7 +121,7 @@ describe('GET and PUT /cvs/{uuid}: the full payload, partial updates and validat
     await call('PUT', `/cvs/${cv.id}`, key, full);
 
     const renamed = await call<Cv>('PUT', `/cvs/${cv.id}`, key, { title: 'New title' });
-    expect(payloadOf(renamed.body.data!)).toEqual({ ...full, title: 'New title' });
+    expect(payloadOf(renamed.body.data)).toEqual({ ...full, title: 'New title' });
 
     const personal = await call<Cv>('PUT', `/cvs/${cv.id}`, key, {
       personal: { job_title: 'Staff Engineer', phone: null, address: '  ' },
@@ -321,7 +313,7 @@ describe('GET and PUT /cvs/{uuid}: the full payload, partial updates and validat
       sections: { skills: [] },
     });
     const original = await call<Cv>('GET', `/cvs/${cv.id}`, key);
-    expect(payloadOf(original.body.data!)).toEqual(full);
+    expect(payloadOf(original.body.data)).toEqual(full);
     await call('DELETE', `/cvs/${cv.id}`, key);
     const survivor = await call<Cv>('GET', `/cvs/${duplicate.id}`, key);
     expect(survivor.body.data!.sections.experience).toEqual(full.sections.experience);

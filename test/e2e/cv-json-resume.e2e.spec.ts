@@ -3,7 +3,14 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { fullCvPayload } from '../../subgraphs/cv/sample-cv';
-import { cvCaller, newCvAccount, startPlatform, type Platform } from '../support/platform';
+import {
+  cvCaller,
+  newCvAccount,
+  payloadOf,
+  type Platform,
+  platformTemplateId,
+  startPlatform,
+} from '../support/platform';
 
 const packageFile = (name: string): Record<string, unknown> =>
   JSON.parse(readFileSync(require.resolve(`@jsonresume/schema/${name}`), 'utf8')) as Record<string, unknown>;
@@ -14,17 +21,6 @@ addFormats(ajv);
 const validateResume = ajv.compile(packageFile('schema.json'));
 
 type Cv = Record<string, unknown> & { id: string; links: { self: string } };
-
-const payloadOf = (cv: Record<string, unknown>) => ({
-  title: cv.title,
-  locale: cv.locale,
-  personal: cv.personal,
-  settings: cv.settings,
-  section_order: cv.section_order,
-  hidden_sections: cv.hidden_sections,
-  sections: cv.sections,
-  custom_sections: cv.custom_sections,
-});
 
 describe('JSON Resume 1.2.1: GET /cvs/{uuid}/json-resume and POST /cvs/import/json-resume', () => {
   let database: TestDatabase;
@@ -42,11 +38,7 @@ describe('JSON Resume 1.2.1: GET /cvs/{uuid}/json-resume and POST /cvs/import/js
     await database.drop();
   });
 
-  const templateId = async (slug: string) =>
-    Number(
-      (await database.query('select id from cv.templates where slug = $1 and company_id is null', [slug]))[0]!
-        .id,
-    );
+  const templateId = (slug: string) => platformTemplateId(database, slug);
 
   it('exports a valid JSON Resume, and importing it gives back the same CV', async () => {
     const { key } = await newCvAccount(platform.config, { plan: 'pro' });
@@ -77,7 +69,7 @@ describe('JSON Resume 1.2.1: GET /cvs/{uuid}/json-resume and POST /cvs/import/js
     const imported = await call<Cv>('POST', '/cvs/import/json-resume', key, resume);
     expect(imported.status).toBe(201);
     expect(imported.body.data!.id).not.toBe(id);
-    expect(payloadOf(imported.body.data!)).toEqual(payload);
+    expect(payloadOf(imported.body.data)).toEqual(payload);
     const again = await call<Record<string, unknown>>(
       'GET',
       `/cvs/${imported.body.data!.id}/json-resume`,

@@ -10,7 +10,7 @@ import type { GraphClient } from '../../rest-adapter/graph-client';
 import { plansRoutes } from '../../rest-adapter/plans/plans.routes';
 import { fullCvPayload } from '../../subgraphs/cv/sample-cv';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { newCvAccount, startPlatform, type Platform } from '../support/platform';
+import { newCvAccount, type Platform, platformTemplateId, startPlatform } from '../support/platform';
 import { awayFromWindowEdge } from '../support/wait';
 
 const PUBLIC_BASE_URL = 'https://cv.example.test';
@@ -110,11 +110,7 @@ describe('GET /cv/openapi.json: the CV API described in OpenAPI 3.1, checked aga
     };
   }
 
-  const templateId = async (slug: string) =>
-    Number(
-      (await database.query('select id from cv.templates where slug = $1 and company_id is null', [slug]))[0]!
-        .id,
-    );
+  const templateId = (slug: string) => platformTemplateId(database, slug);
 
   const newCv = async (key: string, slug = 'classic') => {
     const created = await call<Cv>('POST', '/cvs', key, {

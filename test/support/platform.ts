@@ -208,3 +208,25 @@ export function cvCaller(platform: Platform) {
     };
   };
 }
+
+/** The id of one of the platform's seeded templates. */
+export async function platformTemplateId(database: TestDatabase, slug: string): Promise<number> {
+  const [row] = await database.query('select id from cv.templates where slug = $1 and company_id is null', [
+    slug,
+  ]);
+  return Number(row!.id);
+}
+
+/** The payload keys of a CV read, which an update accepts back. */
+export function payloadOf(cv: Record<string, unknown> | undefined) {
+  return {
+    title: cv?.title,
+    locale: cv?.locale,
+    personal: cv?.personal,
+    settings: cv?.settings,
+    section_order: cv?.section_order,
+    hidden_sections: cv?.hidden_sections,
+    sections: cv?.sections,
+    custom_sections: cv?.custom_sections,
+  };
+}
