@@ -45,6 +45,10 @@ fi
 if [ -z "${CHROMIUM_PATH:-}" ] && ! [ -x /usr/bin/chromium ]; then
   packages+=(chromium)
 fi
+# The renderer's tests read the PDFs back with poppler (pdftotext, pdffonts, pdftoppm, pdfinfo).
+if ! command -v pdftotext >/dev/null || ! command -v pdffonts >/dev/null; then
+  packages+=(poppler-utils)
+fi
 if [ ${#packages[@]} -gt 0 ]; then
   command -v apt-get >/dev/null || die "missing ${packages[*]} and no apt-get to install them with"
   say "installing ${packages[*]}"

@@ -25,8 +25,12 @@ export type SectionKey = (typeof SECTION_KEYS)[number];
 
 /** Visual variants a template may offer; docs/API-DECISIONS.md lists what each means. */
 export const CV_THEMES = ['light', 'dark', 'dark-header', 'colour-sidebar'] as const;
-/** Bundled type families; each covers Arabic and Latin script. */
-export const CV_FONT_FAMILIES = ['naskh', 'kufi', 'sans', 'serif'] as const;
+/**
+ * Bundled type families. Arabic is always set in Amiri, the one bundled Arabic face whose text
+ * comes back out of a PDF as written (docs/API-DECISIONS.md); the family chooses the Latin face
+ * and the headings beside it.
+ */
+export const CV_FONT_FAMILIES = ['naskh', 'sans', 'serif'] as const;
 
 export const TITLE_MAX = 255;
 export const ITEMS_PER_SECTION_MAX = 100;

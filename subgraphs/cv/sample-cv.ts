@@ -105,7 +105,7 @@ export function fullCvPayload(
       nationality: 'عراقية',
       birth_date: '1990-04-17',
     },
-    settings: { primary_color: '#0f766e', theme: 'dark-header', font_family: 'kufi' },
+    settings: { primary_color: '#0f766e', theme: 'dark-header', font_family: 'sans' },
     section_order: ['experience', 'skills', 'publications', 'education', 'languages'],
     hidden_sections: ['references'],
     sections,
