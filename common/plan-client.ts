@@ -1,5 +1,5 @@
 import type { Redis } from './redis';
-import { REQUEST_ID_HEADER } from './request-context';
+import { callSubgraph } from './subgraph-call';
 
 /** The plan of an entity as billing resolves it, before each domain picks what it needs. */
 export interface BilledPlan {
@@ -11,11 +11,6 @@ export interface BilledPlan {
     watermark: boolean;
   } | null;
   tickets: { apiAccess: boolean; sms: boolean } | null;
-}
-
-interface PlanResponse {
-  data?: { _entities: ({ plan: BilledPlan | null } | null)[] };
-  errors?: { message: string }[];
 }
 
 const CACHE_SECONDS = 60;
@@ -49,33 +44,22 @@ export class PlanClient<T> {
 
   private async fetch(id: number, requestId?: string): Promise<BilledPlan | null> {
     const { typename } = this.entity;
-    const response = await fetch(this.billingUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}),
+    const data = await callSubgraph<{ _entities: ({ plan: BilledPlan | null } | null)[] }>(
+      this.billingUrl,
+      `billing's plan of ${typename} ${id}`,
+      `query ${typename}Plan($representations: [_Any!]!) {
+        _entities(representations: $representations) {
+          ... on ${typename} { plan { key cv { cvLimit downloadLimit premiumTemplates watermark } tickets { apiAccess sms } } }
+        }
+      }`,
+      // Account's usage requires cvCount; the plan does not, but a representation must carry it.
+      {
+        representations: [
+          { __typename: typename, id: String(id), ...(typename === 'Account' ? { cvCount: 0 } : {}) },
+        ],
       },
-      body: JSON.stringify({
-        query: `query ${typename}Plan($representations: [_Any!]!) {
-          _entities(representations: $representations) {
-            ... on ${typename} { plan { key cv { cvLimit downloadLimit premiumTemplates watermark } tickets { apiAccess sms } } }
-          }
-        }`,
-        // Account's usage requires cvCount; the plan does not, but a representation must carry it.
-        variables: {
-          representations: [
-            { __typename: typename, id: String(id), ...(typename === 'Account' ? { cvCount: 0 } : {}) },
-          ],
-        },
-      }),
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
-    const body = (await response.json()) as PlanResponse;
-    if (body.errors?.length || body.data === undefined) {
-      throw new Error(
-        `billing could not resolve the plan of ${typename} ${id}: ${body.errors?.[0]?.message ?? response.status}`,
-      );
-    }
-    return body.data._entities[0]?.plan ?? null;
+      { requestId, timeoutMs: this.timeoutMs },
+    );
+    return data._entities[0]?.plan ?? null;
   }
 }

@@ -1,5 +1,6 @@
 import { billingMigrations } from '../../migrations/billing';
 import { AccountBillingResolver } from './account.resolver';
+import { MeterResolver } from './meter.resolver';
 import { BillingAccount } from './account.type';
 import type { SubgraphDefinition } from '../../common/subgraph';
 import { Plan } from './plan.entity';
@@ -15,7 +16,7 @@ import { BillingVenue } from './venue.type';
 export const billingSubgraph: SubgraphDefinition = {
   name: 'billing',
   schemaModule: { schema: 'billing', entities: [Plan, Subscription], migrations: billingMigrations },
-  resolvers: [PlanResolver, VenueBillingResolver, AccountBillingResolver],
+  resolvers: [PlanResolver, VenueBillingResolver, AccountBillingResolver, MeterResolver],
   orphanedTypes: [BillingVenue, BillingAccount],
   referenceResolvers: {
     Plan: { __resolveReference: resolvePlanReference },
@@ -31,5 +32,6 @@ export const billingSubgraph: SubgraphDefinition = {
     new PlanResolver(new PlanService(scope.em)),
     new VenueBillingResolver(new SubscriptionService(scope.em)),
     new AccountBillingResolver(new SubscriptionService(scope.em)),
+    new MeterResolver(new SubscriptionService(scope.em)),
   ],
 };

@@ -53,6 +53,37 @@ export class SubscriptionService {
     return this.em.findOne(Subscription, { subjectType, subjectId });
   }
 
+  /**
+   * Counts one export against the account's monthly download_limit, in one statement so parallel
+   * exports at the limit let exactly the remaining ones through. No active plan allows none.
+   */
+  async meterDownload(subjectType: SubjectType, subjectId: number): Promise<DownloadMeter> {
+    const plan = await this.activePlanOf(subjectType, subjectId);
+    const limit = plan === null ? 0 : plan.downloadLimit;
+    if (limit !== null && limit <= 0) return { allowed: false, downloads: 0, limit };
+    const [row] = await this.em.execute<{ downloads: number }[]>(
+      `insert into billing.usage_months (subject_type, subject_id, month, downloads)
+       values (?, ?, date_trunc('month', now() at time zone 'utc')::date, 1)
+       on conflict (subject_type, subject_id, month) do update
+         set downloads = usage_months.downloads + 1
+         where ?::integer is null or usage_months.downloads < ?::integer
+       returning downloads`,
+      [subjectType, subjectId, limit, limit],
+    );
+    if (row !== undefined) return { allowed: true, downloads: row.downloads, limit };
+    return { allowed: false, downloads: await this.downloadsThisMonth(subjectType, subjectId), limit };
+  }
+
+  /** Gives back an export that was counted but never delivered (the render failed). */
+  async refundDownload(subjectType: SubjectType, subjectId: number): Promise<void> {
+    await this.em.execute(
+      `update billing.usage_months set downloads = downloads - 1
+        where subject_type = ? and subject_id = ? and downloads > 0
+          and month = date_trunc('month', now() at time zone 'utc')::date`,
+      [subjectType, subjectId],
+    );
+  }
+
   /** Downloads metered in the current calendar month (UTC); a new month starts at zero. */
   async downloadsThisMonth(subjectType: SubjectType, subjectId: number): Promise<number> {
     const [row] = await this.em.execute<{ downloads: number }[]>(
@@ -62,4 +93,12 @@ export class SubscriptionService {
     );
     return row?.downloads ?? 0;
   }
+}
+
+export interface DownloadMeter {
+  allowed: boolean;
+  /** This month's count after the call. */
+  downloads: number;
+  /** The plan's download_limit; null is unlimited. */
+  limit: number | null;
 }

@@ -1,0 +1,37 @@
+import { Arg, Directive, Field, ID, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
+import { SubscriptionService, type DownloadMeter } from './subscription.service';
+
+@Directive('@inaccessible')
+@ObjectType('CvDownloadMeter', { description: 'An export counted against the month’s download_limit.' })
+export class CvDownloadMeterType implements DownloadMeter {
+  @Field(() => Boolean, { description: 'False at the limit: nothing was counted.' })
+  allowed!: boolean;
+
+  @Field(() => Int)
+  downloads!: number;
+
+  @Field(() => Int, { nullable: true, description: 'null: unlimited.' })
+  limit!: number | null;
+}
+
+/**
+ * Metering for the cv subgraph's exports. `@inaccessible`: the gateway never offers these to
+ * clients; only the cv subgraph calls them, on billing's own address (docs/ARCHITECTURE.md).
+ */
+@Resolver()
+export class MeterResolver {
+  constructor(private readonly subscriptions: SubscriptionService) {}
+
+  @Directive('@inaccessible')
+  @Mutation(() => CvDownloadMeterType)
+  meterCvDownload(@Arg('accountId', () => ID) accountId: string): Promise<DownloadMeter> {
+    return this.subscriptions.meterDownload('account', Number(accountId));
+  }
+
+  @Directive('@inaccessible')
+  @Mutation(() => Boolean)
+  async refundCvDownload(@Arg('accountId', () => ID) accountId: string): Promise<boolean> {
+    await this.subscriptions.refundDownload('account', Number(accountId));
+    return true;
+  }
+}
