@@ -78,6 +78,11 @@ const configSchema = z.object({
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
+  CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
+  RENDER_POOL_SIZE: z.coerce.number().int().min(1).max(32).default(2),
+  RENDER_MAX_JOBS_PER_BROWSER: z.coerce.number().int().min(1).default(500),
+  RENDER_QUEUE_LIMIT: z.coerce.number().int().min(0).default(16),
+  RENDER_TIMEOUT_MS: duration.min(1).default(15_000),
   EVENTS_PORT: port(4004),
   WEBHOOK_RETRY_SCHEDULE: schedule.default([10_000, 60_000, 300_000, 1_800_000, 7_200_000]),
   WEBHOOK_TIMEOUT_MS: duration.default(10_000),
@@ -131,6 +136,16 @@ export interface Config {
   ticketsRateLimit: number;
   /** cv-api.md: requests a minute per account over the CV API. */
   cvRateLimit: number;
+  /** The CV service's PDF renderer: one Chromium per process and a pool of its pages. */
+  render: {
+    chromiumPath: string;
+    poolSize: number;
+    /** Chromium is restarted after this many exports, so nothing it accumulates lives long. */
+    maxJobsPerBrowser: number;
+    /** Exports allowed to wait for a page; beyond that the service answers 503 at once. */
+    queueLimit: number;
+    timeoutMs: number;
+  };
   /** The events worker (outbox relay, webhook and SMS delivery): health endpoints only. */
   eventsPort: number;
   webhooks: {
@@ -216,6 +231,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
     cvRateLimit: raw.CV_RATE_LIMIT,
+    render: {
+      chromiumPath: raw.CHROMIUM_PATH,
+      poolSize: raw.RENDER_POOL_SIZE,
+      maxJobsPerBrowser: raw.RENDER_MAX_JOBS_PER_BROWSER,
+      queueLimit: raw.RENDER_QUEUE_LIMIT,
+      timeoutMs: raw.RENDER_TIMEOUT_MS,
+    },
     eventsPort: raw.EVENTS_PORT,
     webhooks: {
       retryScheduleMs: raw.WEBHOOK_RETRY_SCHEDULE,

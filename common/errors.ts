@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   'BAD_USER_INPUT',
   'RATE_LIMITED',
   'CONFLICT',
+  'UNAVAILABLE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -36,6 +37,8 @@ export function httpStatusOf(code: ErrorCode): number {
       return 422;
     case 'RATE_LIMITED':
       return 429;
+    case 'UNAVAILABLE':
+      return 503;
   }
 }
 
@@ -90,6 +93,16 @@ export class RateLimitedError extends PlatformError {
     message = 'Too many requests.',
   ) {
     super(message, 'RATE_LIMITED', { retryAfter: Math.max(1, Math.ceil(retryAfterSeconds)) });
+  }
+}
+
+/** A dependency is saturated or restarting (the PDF renderer, say): worth retrying after a wait. */
+export class UnavailableError extends PlatformError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message, 'UNAVAILABLE', { retryAfter: Math.max(1, Math.ceil(retryAfterSeconds)) });
   }
 }
 

@@ -34,7 +34,7 @@ export interface RequestScope {
 
 /** Process-wide state of a subgraph (caches and their subscriptions), closed when it stops. */
 export interface SharedState {
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 export interface SubgraphContext {
@@ -195,7 +195,7 @@ export async function startSubgraph(
       await service.close();
       await apollo.stop();
       await orm.close(true);
-      shared?.close();
+      await shared?.close();
       redis.disconnect();
       logger.info(`${definition.name}-subgraph stopped`);
     }),

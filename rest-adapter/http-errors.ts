@@ -59,7 +59,8 @@ export function graphErrorToHttp(errors: readonly GraphQLFormattedError[], reque
         headers: {},
       };
     }
-    case 'RATE_LIMITED': {
+    case 'RATE_LIMITED':
+    case 'UNAVAILABLE': {
       const retryAfter = Number(error.extensions?.retryAfter);
       return {
         status,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
+import { countInWindow } from '../common/rate-window';
 import type { Redis } from '../common/redis';
 
 export interface RateLimitOptions {
@@ -12,14 +13,6 @@ export interface RateLimitOptions {
   /** The refusal, when it must travel to a router's own error handler instead of the default body. */
   refusal?: (req: Request, retryAfterSeconds: number) => Error;
 }
-
-// One round trip: count this request in the current window and tell how long the window has left.
-const COUNT_SCRIPT = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('TTL', KEYS[1])
-if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return {count, ttl}`;
 
 export function credentialOf(header: string | undefined, req: Request): string {
   if (header !== undefined && header !== '')
@@ -35,19 +28,12 @@ export function credentialOf(header: string | undefined, req: Request): string {
 export function rateLimit(redis: Redis, redisPrefix: string, options: RateLimitOptions): RequestHandler {
   const policy = `"${options.name}";q=${options.quota};w=${options.windowSeconds}`;
   return (req, res, next) => {
-    const window = Math.floor(Date.now() / 1000 / options.windowSeconds);
     Promise.resolve(options.identify(req))
-      .then(
-        (who) =>
-          redis.eval(
-            COUNT_SCRIPT,
-            1,
-            `${redisPrefix}ratelimit:${options.name}:${who}:${window}`,
-            options.windowSeconds,
-          ) as Promise<[number, number]>,
+      .then((who) =>
+        countInWindow(redis, `${redisPrefix}ratelimit:${options.name}:${who}`, options.windowSeconds),
       )
       .then(
-        ([count, ttl]) => {
+        ({ count, ttl }) => {
           const remaining = Math.max(0, options.quota - count);
           res.setHeader('RateLimit-Policy', policy);
           res.setHeader('RateLimit', `"${options.name}";r=${remaining};t=${ttl}`);

@@ -10,6 +10,7 @@ import { errorHandler, unknownRoute } from './http-errors';
 import { plansRoutes } from './plans/plans.routes';
 import { credentialOf, rateLimit } from './rate-limit';
 import { CV_PATHS, cvErrorHandler, cvRoutes } from './cv/cv.routes';
+import { cvPagesRoutes } from './public/cv-pages.routes';
 import { ticketPageRoutes } from './public/ticket-page.routes';
 import { ticketsRoutes } from './tickets/tickets.routes';
 
@@ -55,6 +56,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   );
   service.app.use(API_PREFIX, api);
   service.app.use(ticketPageRoutes(graph, config, redis));
+  service.app.use(cvPagesRoutes(graph, config, redis));
   service.app.use(unknownRoute);
   service.app.use(errorHandler(logger));
 

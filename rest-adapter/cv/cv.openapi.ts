@@ -600,6 +600,58 @@ export function cvOpenApi(publicBaseUrl: string): Record<string, unknown> {
           '200': ok('The CV without a photo', data(ref('CvDocument'))),
         }),
       },
+      ...Object.fromEntries(
+        (
+          [
+            [
+              'pdf',
+              'application/pdf',
+              'attachment',
+              'A4, tagged, bookmarks from the section headings; a watermark on every page on a plan with one.',
+            ],
+            [
+              'html',
+              'text/html; charset=utf-8',
+              'inline',
+              'One self-contained document (fonts, photo and styles inline; no external reference), the same look as the PDF; sent with a Content-Security-Policy that lets it load nothing.',
+            ],
+          ] as const
+        ).map(([format, type, disposition, description]) => [
+          `/cvs/{uuid}/${format}`,
+          {
+            get: onCv(
+              `exportCv${format.toUpperCase()}`,
+              `${format.toUpperCase()} export`,
+              `${description} Counts toward downloads_this_month; at most 10 exports a minute per account.`,
+              {
+                '200': {
+                  description: `The ${format.toUpperCase()} file`,
+                  headers: {
+                    ...LIMITED,
+                    'Content-Disposition': {
+                      required: true,
+                      description: `${disposition}; the CV's title as filename* (RFC 8187) with an ASCII filename beside it.`,
+                      schema: { type: 'string' },
+                    },
+                  },
+                  content: { [type.split(';')[0]!]: { schema: { type: 'string', format: 'binary' } } },
+                },
+              },
+              {
+                '403': error(
+                  'Another account’s CV, or the plan’s download_limit is reached (the message names it).',
+                ),
+                '429': error('More than 10 exports a minute, or more than 60 requests a minute.', 'Error', {
+                  'Retry-After': { ...retryAfter['Retry-After'], required: true },
+                }),
+                '503': error('The renderer is saturated or a render took over 15 seconds.', 'Error', {
+                  'Retry-After': { ...retryAfter['Retry-After'], required: true },
+                }),
+              },
+            ),
+          },
+        ]),
+      ),
       '/cvs/{uuid}/json-resume': {
         get: onCv(
           'exportJsonResume',

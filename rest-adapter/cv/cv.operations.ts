@@ -271,3 +271,11 @@ export function toAccountResource({ me }: MeData) {
     api_key: { name: me.apiKey?.name ?? null, prefix: me.apiKey?.prefix ?? null },
   };
 }
+
+export const CV_EXPORT = operation<
+  { exportCv: { fileName: string; contentType: string; base64: string } },
+  { id: string; format: 'PDF' | 'HTML' }
+>(
+  'CvExport',
+  'mutation CvExport($id: ID!, $format: CvExportFormat!) { exportCv(id: $id, format: $format) { fileName contentType base64 } }',
+);

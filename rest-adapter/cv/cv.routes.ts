@@ -18,6 +18,7 @@ import {
   CV_CREATE,
   CV_DELETE,
   CV_DUPLICATE,
+  CV_EXPORT,
   CV_GET,
   CV_IMPORT_RESUME,
   CV_JSON_RESUME,
@@ -36,6 +37,7 @@ import {
   toTemplateResource,
 } from './cv.operations';
 import { inArabic } from './cv.messages';
+import { setCvDocumentHeaders } from '../public/cv-pages.routes';
 import { cvOpenApi } from './cv.openapi';
 
 export interface CvRoutesOptions {
@@ -70,6 +72,17 @@ function templateIdErrors(value: unknown): string[] | undefined {
 
 function objectBody(req: Request): Record<string, unknown> {
   return (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
+}
+
+/**
+ * RFC 6266 with RFC 8187: the title as the file name for every client that reads `filename*`,
+ * and an ASCII stand-in for the few that do not.
+ */
+function contentDisposition(kind: 'attachment' | 'inline', fileName: string): string {
+  const extension = fileName.slice(fileName.lastIndexOf('.'));
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '').trim();
+  const fallback = ascii.length > extension.length ? ascii : `cv${extension}`;
+  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }
 
 /** Per account (availability follows its plan): private caches only. */
@@ -276,6 +289,25 @@ export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOp
     const { removeCvPhoto } = await graph.execute(CV_REMOVE_PHOTO, { id: req.params.uuid }, req);
     res.json({ data: toCvDocumentResource(removeCvPhoto) });
   });
+  for (const format of ['pdf', 'html'] as const) {
+    router.get(`/cvs/:uuid/${format}`, async (req, res) => {
+      const { exportCv } = await graph.execute(
+        CV_EXPORT,
+        { id: req.params.uuid, format: format === 'pdf' ? 'PDF' : 'HTML' },
+        req,
+      );
+      if (format === 'html') setCvDocumentHeaders(res);
+      res
+        .status(200)
+        .setHeader('Content-Type', exportCv.contentType)
+        .setHeader(
+          'Content-Disposition',
+          contentDisposition(format === 'pdf' ? 'attachment' : 'inline', exportCv.fileName),
+        )
+        .setHeader('Cache-Control', 'private, no-store')
+        .send(Buffer.from(exportCv.base64, 'base64'));
+    });
+  }
   router.get('/cvs/:uuid/json-resume', async (req, res) => {
     const { cv } = await graph.execute(CV_JSON_RESUME, { id: req.params.uuid }, req);
     res.json({ data: cv.jsonResume });

@@ -163,6 +163,15 @@ export class CvService {
     return row;
   }
 
+  /** The CV behind a share link, whoever asks; null for an unknown token. */
+  async findShared(token: string): Promise<CvRow | null> {
+    if (!/^[A-Za-z0-9_-]{32}$/.test(token)) return null;
+    const [row] = await this.em.execute<CvRow[]>(`select ${ROW_COLUMNS} from cv.cvs where share_token = ?`, [
+      token,
+    ]);
+    return row ?? null;
+  }
+
   /** The sections of a CV, every field of every item present. */
   async sectionsOf(cvId: string): Promise<CvSections> {
     return sectionsFrom(

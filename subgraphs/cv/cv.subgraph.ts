@@ -7,9 +7,18 @@ import { accountPlanClient } from './account-plan.client';
 import { AccountResolver } from './account.resolver';
 import { CvAccess } from './cv-access';
 import { CvResolver } from './cv.resolver';
+import { CvExportResolver } from './cv-export.resolver';
+import { CvExportService } from './cv-export.service';
 import { CvService } from './cv.service';
+import { DownloadMeter } from './download-meter';
+import { CvRenderer, rendererOptionsFrom } from './render/renderer';
 import { Template } from './template.entity';
 import { TemplateResolver } from './template.resolver';
+
+interface CvShared {
+  renderer: CvRenderer;
+  close(): Promise<void>;
+}
 
 /** CVs: companies, accounts, templates and CVs live in the `cv` schema. */
 export const cvSubgraph: SubgraphDefinition = {
@@ -19,16 +28,32 @@ export const cvSubgraph: SubgraphDefinition = {
     entities: [Company, Account, AccountApiKey, Template],
     migrations: cvMigrations,
   },
-  resolvers: [AccountResolver, TemplateResolver, CvResolver],
+  resolvers: [AccountResolver, TemplateResolver, CvResolver, CvExportResolver],
   bodyLimit: PHOTO_BODY_LIMIT,
+  // One Chromium for the process, launched at the first PDF (docs/ARCHITECTURE.md).
+  startShared: ({ config, logger }) => {
+    const renderer = new CvRenderer(rendererOptionsFrom(config), logger);
+    return Promise.resolve({ renderer, close: () => renderer.stop() });
+  },
   createResolvers: (scope) => {
     const language = languageOf(scope.headers['accept-language']);
     const access = new CvAccess(scope.headers['x-api-key'], scope.em, language);
     const plans = accountPlanClient(scope.config, scope.redis);
+    const cvs = new CvService(scope.em, language);
+    const exports = new CvExportService(
+      scope.em,
+      language,
+      cvs,
+      plans,
+      DownloadMeter.from(scope.config),
+      (scope.shared as CvShared).renderer,
+      { redis: scope.redis, redisPrefix: scope.config.redisPrefix },
+    );
     return [
       new AccountResolver(access, scope.em),
       new TemplateResolver(access, scope.em, plans, scope.config.publicBaseUrl, language),
-      new CvResolver(access, new CvService(scope.em, language), plans, scope.config.publicBaseUrl),
+      new CvResolver(access, cvs, plans, scope.config.publicBaseUrl),
+      new CvExportResolver(access, exports, scope.requestId),
     ];
   },
 };

@@ -115,3 +115,243 @@ export function fullCvPayload(
     ],
   };
 }
+
+/** The words of the preview CV in each language; dates, links and the shape are shared. */
+const SAMPLE = {
+  en: {
+    title: 'Backend engineer CV',
+    person: {
+      full_name: 'Layla Hassan',
+      job_title: 'Senior Backend Engineer',
+      summary:
+        'Backend engineer with ten years of experience building payment and messaging platforms for ' +
+        'millions of users in Iraq and the Gulf. I design systems that stay simple under load and lead ' +
+        'small teams that ship every week.',
+      email: 'layla.hassan@example.com',
+      website: 'https://layla.example.com',
+      address: 'Karrada, Baghdad, Iraq',
+      nationality: 'Iraqi',
+    },
+    jobs: [
+      {
+        company: 'Zain Iraq',
+        position: 'Senior Backend Engineer',
+        location: 'Baghdad',
+        description:
+          'Lead a team of five building the mobile payments platform (2 million monthly users).\n' +
+          'Cut settlement time from two days to ten minutes with an event-sourced ledger.',
+      },
+      {
+        company: 'Asiacell',
+        position: 'Backend Engineer',
+        location: 'Sulaymaniyah',
+        description:
+          'Built the SMS gateway that sends 40 million messages a month.\n' +
+          'Moved billing jobs from cron scripts to a queue with retries and alerts.',
+      },
+      {
+        company: 'Earthlink',
+        position: 'Software Developer',
+        location: 'Baghdad',
+        description: 'Wrote the customer portal and its REST API used by 300,000 subscribers.',
+      },
+    ],
+    schools: [
+      { institution: 'University of Kurdistan Hewlêr', degree: 'MSc', field_of_study: 'Computer Science' },
+      { institution: 'University of Baghdad', degree: 'BSc', field_of_study: 'Computer Engineering' },
+    ],
+    skills: [
+      ['TypeScript', 'Expert'],
+      ['PostgreSQL', 'Expert'],
+      ['Distributed systems', 'Advanced'],
+      ['Kubernetes', 'Advanced'],
+      ['GraphQL', 'Advanced'],
+      ['Go', 'Intermediate'],
+    ],
+    languages: [
+      ['Arabic', 'Native'],
+      ['English', 'Fluent (C1)'],
+      ['Kurdish', 'Conversational'],
+    ],
+    certifications: [
+      ['Certified Kubernetes Administrator', 'CNCF'],
+      ['AWS Solutions Architect – Associate', 'Amazon Web Services'],
+    ],
+    project: {
+      name: 'Queue-calling platform',
+      description: 'Open-source ticket calling for clinics and banks, now used by 300 venues.',
+    },
+    award: {
+      title: 'Engineering Excellence Award',
+      issuer: 'Zain Iraq',
+      description: 'For the ledger migration, delivered with zero downtime.',
+    },
+    volunteer: {
+      organization: 'Code Club Baghdad',
+      role: 'Mentor',
+      description: 'Teach programming to secondary-school students every Saturday.',
+    },
+    references: [
+      { name: 'Omar Haddad', position: 'CTO', company: 'Zain Iraq' },
+      {
+        name: 'Dr. Sara Al-Jubouri',
+        position: 'Professor of Computer Science',
+        company: 'University of Baghdad',
+      },
+    ],
+    tasks: ['Code review and mentoring of junior engineers', 'On-call rotation for payment services'],
+    expertise: ['Payment systems and ledgers', 'High-volume messaging', 'Arabic and right-to-left products'],
+    publications: {
+      title: 'Publications',
+      content: 'Queues that do not lose tickets: a field report. Iraqi Journal of Computing, 2022.',
+    },
+  },
+  ar: {
+    title: 'سيرة مهندسة البرمجيات',
+    person: {
+      full_name: 'نور كريم الساعدي',
+      job_title: 'مهندسة برمجيات أولى',
+      summary:
+        'مهندسة برمجيات بخبرة عشر سنوات في بناء منصات الدفع والرسائل لملايين المستخدمين في العراق ' +
+        'والخليج. أصمم أنظمة تبقى بسيطة تحت الضغط، وأقود فرقاً صغيرة تسلّم عملها كل أسبوع.',
+      email: 'nour.saadi@example.com',
+      website: 'https://nour.example.com',
+      address: 'الكرادة، بغداد، العراق',
+      nationality: 'عراقية',
+    },
+    jobs: [
+      {
+        company: 'زين العراق',
+        position: 'مهندسة برمجيات أولى',
+        location: 'بغداد',
+        description:
+          'أقود فريقاً من خمسة مهندسين يبني منصة الدفع عبر الهاتف (مليونا مستخدم شهرياً).\n' +
+          'قلّصت وقت التسوية من يومين إلى عشر دقائق بسجلّ مالي قائم على الأحداث.',
+      },
+      {
+        company: 'آسيا سيل',
+        position: 'مهندسة أنظمة خلفية',
+        location: 'السليمانية',
+        description:
+          'بنيت بوابة الرسائل القصيرة التي ترسل 40 مليون رسالة في الشهر.\n' +
+          'نقلت مهام الفوترة إلى طابور مهام مع إعادة المحاولة والتنبيهات.',
+      },
+      {
+        company: 'Earthlink',
+        position: 'مطوّرة برمجيات',
+        location: 'بغداد',
+        description: 'طوّرت بوابة المشتركين وواجهتها البرمجية REST التي يستخدمها 300 ألف مشترك.',
+      },
+    ],
+    schools: [
+      { institution: 'جامعة كردستان هولير', degree: 'ماجستير', field_of_study: 'علوم الحاسوب' },
+      { institution: 'جامعة بغداد', degree: 'بكالوريوس', field_of_study: 'هندسة الحاسوب' },
+    ],
+    skills: [
+      ['TypeScript', 'خبيرة'],
+      ['PostgreSQL', 'خبيرة'],
+      ['الأنظمة الموزعة', 'متقدم'],
+      ['Kubernetes', 'متقدم'],
+      ['قيادة الفرق التقنية', 'متقدم'],
+      ['Go', 'متوسط'],
+    ],
+    languages: [
+      ['العربية', 'اللغة الأم'],
+      ['الإنجليزية', 'طلاقة (C1)'],
+      ['الكردية', 'محادثة'],
+    ],
+    certifications: [
+      ['Certified Kubernetes Administrator', 'CNCF'],
+      ['مهندسة حلول معتمدة من AWS', 'أمازون لخدمات الويب'],
+    ],
+    project: {
+      name: 'منصة نداء للطوابير',
+      description: 'نظام مفتوح المصدر لنداء التذاكر في العيادات والمصارف، يعمل اليوم في 300 موقع.',
+    },
+    award: {
+      title: 'جائزة التميّز الهندسي',
+      issuer: 'زين العراق',
+      description: 'عن نقل السجل المالي إلى النظام الجديد دون أي توقف للخدمة.',
+    },
+    volunteer: {
+      organization: 'نادي البرمجة في بغداد',
+      role: 'مرشدة',
+      description: 'أعلّم طلاب المدارس الثانوية البرمجة كل يوم سبت.',
+    },
+    references: [
+      { name: 'د. سارة الجبوري', position: 'أستاذة علوم الحاسوب', company: 'جامعة بغداد' },
+      { name: 'Omar Haddad', position: 'CTO', company: 'Zain Iraq' },
+    ],
+    tasks: ['مراجعة الشيفرة وإرشاد المهندسين الجدد', 'المناوبة لخدمات الدفع'],
+    expertise: [
+      'أنظمة الدفع والسجلات المالية',
+      'الرسائل عالية الحجم',
+      'المنتجات العربية من اليمين إلى اليسار',
+    ],
+    publications: {
+      title: 'المنشورات',
+      content: 'طوابير لا تضيّع التذاكر: تقرير ميداني. المجلة العراقية للحوسبة، 2022.',
+    },
+  },
+} as const;
+
+/**
+ * A realistic CV for a template's preview page, every section filled, in the asked language.
+ * Settings are left empty: the preview shows the template's own defaults.
+ */
+export function sampleCvDocument(locale: 'ar' | 'en'): CvDocument {
+  const text = SAMPLE[locale];
+  const dates = [
+    { start_date: '2021-03', end_date: null, is_current: true },
+    { start_date: '2017-06', end_date: '2021-02', is_current: false },
+    { start_date: '2014-09', end_date: '2017-05', is_current: false },
+  ];
+  return {
+    title: text.title,
+    locale,
+    personal: {
+      ...text.person,
+      phone: '+964 770 123 4567',
+      birth_date: '1990-04-17',
+    },
+    settings: {},
+    section_order: [
+      'experience',
+      'education',
+      'projects',
+      'skills',
+      'languages',
+      'certifications',
+      'publications',
+      'awards',
+      'volunteers',
+      'expertise',
+      'tasks',
+      'references',
+    ],
+    hidden_sections: [],
+    sections: {
+      experience: text.jobs.map((job, i) => ({ ...job, ...dates[i]! })),
+      education: text.schools.map((school, i) => ({ ...school, gpa: i === 0 ? '3.8' : null })),
+      skills: text.skills.map(([name, level]) => ({ name, level })),
+      languages: text.languages.map(([name, level]) => ({ name, level })),
+      certifications: text.certifications.map(([name, issuer], i) => ({
+        name,
+        issuer,
+        url: i === 0 ? 'https://certs.example.com/cka' : null,
+        issue_date: i === 0 ? '2022-05' : '2020-11',
+      })),
+      projects: [{ ...text.project, url: 'https://github.com/example/queue' }],
+      awards: [{ ...text.award, date: '2022-12' }],
+      volunteers: [{ ...text.volunteer }],
+      references: text.references.map((reference, i) => ({
+        ...reference,
+        email: i === 0 ? 'sara@example.com' : 'omar.haddad@example.com',
+        phone: i === 0 ? null : '+964 770 987 6543',
+      })),
+      tasks: text.tasks.map((description) => ({ description })),
+      expertise: text.expertise.map((description) => ({ description })),
+    },
+    custom_sections: [{ key: 'publications', ...text.publications }],
+  };
+}

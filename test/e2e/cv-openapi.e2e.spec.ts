@@ -106,7 +106,9 @@ describe('GET /cv/openapi.json: the CV API described in OpenAPI 3.1, checked aga
     return {
       status: response.status,
       headers: response.headers,
-      body: (text === '' ? {} : JSON.parse(text)) as Reply<T>['body'],
+      body: (response.headers.get('content-type')?.startsWith('application/json')
+        ? JSON.parse(text)
+        : {}) as Reply<T>['body'],
     };
   }
 
@@ -173,7 +175,7 @@ describe('GET /cv/openapi.json: the CV API described in OpenAPI 3.1, checked aga
       .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
       .sort();
     expect(described).toEqual(served);
-    expect(described).toHaveLength(16);
+    expect(described).toHaveLength(18);
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(item)) {
         const statuses = Object.keys(operation.responses);
@@ -276,6 +278,9 @@ describe('GET /cv/openapi.json: the CV API described in OpenAPI 3.1, checked aga
     expect(copy.status).toBe(201);
     expect((await call('DELETE', `/cvs/${cv.id}/photo`, key)).status).toBe(200);
 
+    for (const format of ['pdf', 'html']) {
+      expect((await call('GET', `/cvs/${cv.id}/${format}`, key)).status).toBe(200);
+    }
     const exported = await call<Record<string, unknown>>('GET', `/cvs/${cv.id}/json-resume`, key);
     expect(exported.status).toBe(200);
     const resume = exported.body.data!;
@@ -366,7 +371,15 @@ describe('GET /cv/openapi.json: the CV API described in OpenAPI 3.1, checked aga
         if (header.required === true && !r.headers.has(name)) throw new Error(`${where} lacks ${name}`);
       }
       const schema = response.content?.['application/json']?.schema;
-      if (schema === undefined) {
+      const file = Object.keys(response.content ?? {}).find((type) => type !== 'application/json');
+      if (file !== undefined) {
+        // A PDF or HTML export: the documented type, and a body.
+        expect([where, r.headers.get('content-type')?.split(';')[0], r.text.length > 0]).toEqual([
+          where,
+          file,
+          true,
+        ]);
+      } else if (schema === undefined) {
         expect([where, r.text]).toEqual([where, '']);
       } else {
         expect([where, r.headers.get('content-type')]).toEqual([

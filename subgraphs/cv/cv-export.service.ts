@@ -1,0 +1,139 @@
+import type { EntityManager } from '../../common/database';
+import { ForbiddenError, NotFoundError, RateLimitedError } from '../../common/errors';
+import type { TextLanguage } from '../../common/language';
+import type { PlanClient } from '../../common/plan-client';
+import { countInWindow } from '../../common/rate-window';
+import type { Redis } from '../../common/redis';
+import type { AccountEntitlements } from './account-plan.client';
+import type { AccountPrincipal } from './account.service';
+import { documentOf, type CvRow, type CvService } from './cv.service';
+import type { DownloadMeter } from './download-meter';
+import { renderCvHtml } from './render/document';
+import type { CvRenderer } from './render/renderer';
+import { sampleCvDocument } from './sample-cv';
+import { Template } from './template.entity';
+
+export type ExportFormat = 'pdf' | 'html';
+
+/** cv-api.md's export rate, per account. */
+export const EXPORTS_PER_MINUTE = 10;
+
+export interface CvExport {
+  fileName: string;
+  contentType: string;
+  data: Buffer;
+}
+
+const TEXTS = {
+  downloads: {
+    en: (n: number) => `Your plan allows ${n} downloads a month. Upgrade your plan to download more.`,
+    ar: (n: number) => `تسمح خطتك بـ ${n} من التنزيلات شهرياً. رقِّ خطتك لتنزيل المزيد.`,
+  },
+  exports: {
+    en: (n: number) => `Too many exports: at most ${n} a minute.`,
+    ar: (n: number) => `عدد كبير من التصديرات: ${n} في الدقيقة على الأكثر.`,
+  },
+  notShared: { en: 'CV not found.', ar: 'السيرة الذاتية غير موجودة.' },
+  noTemplate: { en: 'Template not found.', ar: 'القالب غير موجود.' },
+} as const;
+
+/** What a file of the CV is called: its title, without what file systems refuse. */
+function fileNameOf(row: CvRow, format: ExportFormat): string {
+  const base = row.title.replace(/[\\/:*?"<>|\p{Cc}]+/gu, ' ').trim() || 'cv';
+  return `${base}.${format}`;
+}
+
+/**
+ * The CV's HTML document, the one source of every export, the share page and the previews; the
+ * PDF is Chromium's print of it. Exports are limited twice: a burst limit per account (Redis,
+ * every replica) and the plan's monthly download_limit, which billing counts.
+ */
+export class CvExportService {
+  constructor(
+    private readonly em: EntityManager,
+    private readonly language: TextLanguage,
+    private readonly cvs: CvService,
+    private readonly plans: PlanClient<AccountEntitlements>,
+    private readonly meter: DownloadMeter,
+    private readonly renderer: CvRenderer,
+    private readonly limits: { redis: Redis; redisPrefix: string },
+  ) {}
+
+  async export(
+    principal: AccountPrincipal,
+    id: string,
+    format: ExportFormat,
+    requestId?: string,
+  ): Promise<CvExport> {
+    const row = await this.cvs.get(principal, id);
+    const { count, ttl } = await countInWindow(
+      this.limits.redis,
+      `${this.limits.redisPrefix}ratelimit:cv-exports:${principal.accountId}`,
+      60,
+    );
+    if (count > EXPORTS_PER_MINUTE) {
+      throw new RateLimitedError(ttl, TEXTS.exports[this.language](EXPORTS_PER_MINUTE));
+    }
+    const metered = await this.meter.meter(principal.accountId, requestId);
+    if (!metered.allowed) throw new ForbiddenError(TEXTS.downloads[this.language](metered.limit ?? 0));
+    try {
+      const html = await this.html(row);
+      return format === 'pdf'
+        ? {
+            fileName: fileNameOf(row, format),
+            contentType: 'application/pdf',
+            data: await this.renderer.pdf(html),
+          }
+        : {
+            fileName: fileNameOf(row, format),
+            contentType: 'text/html; charset=utf-8',
+            data: Buffer.from(html),
+          };
+    } catch (error) {
+      // The account is not charged for an export it never received.
+      await this.meter.refund(principal.accountId, requestId);
+      throw error;
+    }
+  }
+
+  /** The public share page: the CV by its unguessable token, with its owner's watermark rule. */
+  async shared(token: string): Promise<string> {
+    const row = await this.cvs.findShared(token);
+    if (row === null) throw new NotFoundError(TEXTS.notShared[this.language]);
+    return this.html(row);
+  }
+
+  /** A template with sample content in the asked language, for `preview_url`. */
+  async preview(templateId: string, locale: 'ar' | 'en'): Promise<string> {
+    const template = /^[1-9][0-9]{0,17}$/.test(templateId)
+      ? await this.em.findOne(Template, { id: Number(templateId) })
+      : null;
+    if (template === null) throw new NotFoundError(TEXTS.noTemplate[this.language]);
+    const document = sampleCvDocument(locale);
+    return renderCvHtml({
+      document: { ...document, settings: { ...template.defaultSettings } },
+      template,
+      photo: null,
+      watermark: false,
+    });
+  }
+
+  private async html(row: CvRow): Promise<string> {
+    const [template, sections, photo, entitlements] = await Promise.all([
+      this.em.findOneOrFail(Template, { id: Number(row.template_id) }),
+      this.cvs.sectionsOf(row.id),
+      row.photo_type === null
+        ? null
+        : this.em
+            .execute<{ photo: Buffer }[]>('select photo from cv.cvs where id = ?', [row.id])
+            .then(([found]) => (found === undefined ? null : { type: row.photo_type!, data: found.photo })),
+      this.plans.of(Number(row.account_id)),
+    ]);
+    return renderCvHtml({
+      document: { ...documentOf(row, []), sections },
+      template,
+      photo,
+      watermark: entitlements.watermark,
+    });
+  }
+}

@@ -1,0 +1,21 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A local HTTP server that answers everything and remembers each path asked for. */
+export class HitRecorder {
+  readonly hits: string[] = [];
+  private server?: Server;
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => {
+      this.hits.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('recorded');
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
