@@ -4,6 +4,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { loadConfig } from '../common/config';
+import { processGroup } from '../common/proc';
 import { renderCvHtml } from '../subgraphs/cv/render/document';
 import {
   CHROMIUM_ARGS,
@@ -192,21 +193,6 @@ function kibibytes(file: string, field: string): number {
   return match === null ? 0 : Number(match[1]);
 }
 
-/** Chromium's processes: Puppeteer makes the browser the leader of its own process group. */
-function processGroup(leader: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === leader;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
 /**
  * RSS from /proc/<pid>/status, summed over Node and Chromium's processes. RSS counts the pages
  * Chromium's processes share once per process; PSS (smaps_rollup) splits them, so it is given too.
@@ -297,7 +283,9 @@ async function main(): Promise<void> {
 
   const best = runs.reduce((a, b) => (b.perSecond > a.perSecond ? b : a));
   // One Chromium throughout, so growth is not hidden by a restart.
-  const renderer = new CvRenderer(options(best.concurrency, { maxJobsPerBrowser: exportCount * 2 }));
+  const renderer = new CvRenderer(
+    options(best.concurrency, { maxJobsPerBrowser: MEMORY_WARM_UP + exportCount + 1 }),
+  );
   const samples: Memory[] = [];
   try {
     await renderer.start();

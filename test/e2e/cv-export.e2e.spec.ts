@@ -118,6 +118,32 @@ describe('PDF and HTML export, the share page and template previews', () => {
     expect(html).toMatch(/الخطة المجانية|Free plan/);
   });
 
+  it('never splits an item across two pages', async () => {
+    const { key, cv } = await newFilledCv('pro', 'en');
+    const experience = Array.from({ length: 24 }, (_, i) => ({
+      company: `Company ${i}`,
+      position: `Engineer ${i}`,
+      start_date: '2015-01',
+      end_date: '2016-01',
+      description: [
+        `BEGIN${i}`,
+        ...Array.from({ length: 5 }, () => 'Built and ran systems that many people used.'),
+        `END${i}`,
+      ].join('\n'),
+    }));
+    expect((await call('PUT', `/cvs/${cv.id}`, key, { locale: 'en', sections: { experience } })).status).toBe(
+      200,
+    );
+    const { body } = await download(`/cvs/${cv.id}/pdf`, key);
+    const pages = Number(pdfInfo(body).Pages);
+    expect(pages).toBeGreaterThanOrEqual(3);
+    const texts = Array.from({ length: pages }, (_, page) => pdfText(body, page + 1));
+    const pageOf = (marker: string) => texts.findIndex((text) => new RegExp(`\\b${marker}\\b`).test(text));
+    for (let i = 0; i < experience.length; i += 1) {
+      expect([i, pageOf(`BEGIN${i}`) >= 0, pageOf(`BEGIN${i}`)]).toEqual([i, true, pageOf(`END${i}`)]);
+    }
+  });
+
   it('refuses exports past the plan’s download_limit with 403 naming it, counting only what was delivered', async () => {
     const { key, cv } = await newFilledCv('free');
     await awayFromWindowEdge(60);

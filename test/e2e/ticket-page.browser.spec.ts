@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { CHROMIUM_FLAGS } from '../../common/chromium';
 import { projectRoot } from '../../common/paths';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -21,7 +22,6 @@ import { freePorts, startProcess } from '../support/processes';
 import { awayFromWindowEdge, waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(projectRoot(), 'test-artifacts');
 
 describe('the customer’s ticket page in real headless Chromium', () => {
@@ -57,16 +57,9 @@ describe('the customer’s ticket page in real headless Chromium', () => {
     );
     receiver.secret = created.secret;
     browser = await puppeteer.launch({
-      executablePath: CHROMIUM,
+      executablePath: platform.config.render.chromiumPath,
       headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
+      args: [...CHROMIUM_FLAGS],
     });
     mkdirSync(ARTIFACTS, { recursive: true });
   });

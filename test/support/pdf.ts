@@ -17,8 +17,8 @@ function withFile<T>(pdf: Buffer, read: (path: string) => T): T {
   }
 }
 
-/** The PDF's text as poppler extracts it, in logical order, without bidi controls. */
-export function pdfText(pdf: Buffer, page?: number): string {
+/** The PDF's text exactly as pdftotext writes it: finding a value here also proves no bidi control splits it. */
+export function pdfRawText(pdf: Buffer, page?: number): string {
   return withFile(pdf, (path) =>
     execFileSync('pdftotext', [
       '-enc',
@@ -26,10 +26,13 @@ export function pdfText(pdf: Buffer, page?: number): string {
       ...(page ? ['-f', String(page), '-l', String(page)] : []),
       path,
       '-',
-    ])
-      .toString()
-      .replace(BIDI_CONTROLS, ''),
+    ]).toString(),
   );
+}
+
+/** The PDF's text as poppler extracts it, in logical order, without bidi controls. */
+export function pdfText(pdf: Buffer, page?: number): string {
+  return pdfRawText(pdf, page).replace(BIDI_CONTROLS, '');
 }
 
 /** `pdfinfo`'s fields: Title, Pages, Page size, Tagged… */

@@ -1,39 +1,17 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../common/config';
 import { UnavailableError } from '../../../common/errors';
 import { projectRoot } from '../../../common/paths';
+import { processGroup } from '../../../common/proc';
 import { graphErrorToHttp } from '../../../rest-adapter/http-errors';
+import { pdfFonts, pdfInfo, pdfRawText } from '../../../test/support/pdf';
+import { waitUntil } from '../../../test/support/wait';
 import { CvRenderer, rendererOptionsFrom, type RendererOptions } from './renderer';
 
 const OPTIONS: RendererOptions = rendererOptionsFrom(loadConfig({}));
-const work = mkdtempSync(join(tmpdir(), 'renderer-spec-'));
-let files = 0;
-
-/** Runs a poppler tool on the PDF and returns its stdout. */
-function poppler(tool: 'pdfinfo' | 'pdffonts' | 'pdftotext', pdf: Buffer, ...args: string[]): string {
-  const file = join(work, `${(files += 1)}.pdf`);
-  writeFileSync(file, pdf);
-  const result = spawnSync(tool, [...args, file, ...(tool === 'pdftotext' ? ['-'] : [])], {
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`${tool}: ${result.stderr}`);
-  return result.stdout;
-}
-
-function pdfinfo(pdf: Buffer): Record<string, string> {
-  return Object.fromEntries(
-    poppler('pdfinfo', pdf)
-      .split('\n')
-      .map((line) => /^([^:]+):\s*(.*)$/.exec(line))
-      .filter((match) => match !== null)
-      .map((match) => [match[1]!, match[2]!]),
-  );
-}
 
 /** The /Title strings of the PDF's objects (document info and outline items), decoded. */
 function titlesIn(pdf: Buffer): string[] {
@@ -93,22 +71,6 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Processes still in Chromium's process group (Puppeteer makes the browser its leader). */
-function processGroup(leader: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        // pid (comm) state ppid pgrp …; comm may hold spaces, so count from the last ')'.
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === leader;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
 function isRendererProcess(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer');
@@ -117,21 +79,11 @@ function isRendererProcess(pid: number): boolean {
   }
 }
 
-async function eventually(check: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`still waiting for ${what} after ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 function pidOf(renderer: CvRenderer): number {
   const pid = renderer.chromiumPid();
   if (pid === undefined) throw new Error('no Chromium running');
   return pid;
 }
-
-afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('rendererOptionsFrom', () => {
   it('reads the RENDER_* variables, with the documented defaults', () => {
@@ -174,7 +126,7 @@ describe('CvRenderer on one shared Chromium', () => {
     const pdf = await renderer.pdf(TWO_PAGES);
 
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-    const info = pdfinfo(pdf);
+    const info = pdfInfo(pdf);
     expect(info.Pages).toBe('2');
     expect(info.Tagged).toBe('yes');
     expect(info.Title).toBe('سيرة ليلى حسن — CV');
@@ -190,14 +142,13 @@ describe('CvRenderer on one shared Chromium', () => {
     );
     expect(pdf.includes('/Lang (ar)')).toBe(true);
 
-    const fonts = poppler('pdffonts', pdf).trim().split('\n').slice(2);
+    const fonts = pdfFonts(pdf);
     expect(fonts.length).toBeGreaterThan(0);
-    // name, type words, encoding, then emb sub uni: the emb column is third from the object id.
-    for (const row of fonts) expect(row.split(/\s+/).at(-5)).toBe('yes');
-    expect(fonts.some((row) => row.includes('Amiri-Regular'))).toBe(true);
-    expect(fonts.some((row) => row.includes('Amiri-Bold'))).toBe(true);
+    for (const font of fonts) expect(font.embedded).toBe(true);
+    expect(fonts.some((font) => font.name.includes('Amiri-Regular'))).toBe(true);
+    expect(fonts.some((font) => font.name.includes('Amiri-Bold'))).toBe(true);
 
-    const text = poppler('pdftotext', pdf);
+    const text = pdfRawText(pdf);
     expect(text).toContain('ليلى حسن');
     expect(text).toContain('Backend Engineer');
   });
@@ -230,7 +181,7 @@ describe('CvRenderer on one shared Chromium', () => {
 
       expect(hits).toEqual([]);
       expect(connections).toBe(0);
-      expect(poppler('pdftotext', pdf)).toContain('Still here');
+      expect(pdfRawText(pdf)).toContain('Still here');
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -245,7 +196,7 @@ describe('CvRenderer on one shared Chromium', () => {
         <iframe srcdoc="<script>document.write('FRAME-RAN')</script>"></iframe>`),
     );
 
-    const text = poppler('pdftotext', pdf);
+    const text = pdfRawText(pdf);
     expect(text).toContain('Printed');
     expect(text).not.toMatch(/SCRIPT-RAN|WRITE-RAN|HANDLER-RAN|FRAME-RAN/);
   });
@@ -254,14 +205,18 @@ describe('CvRenderer on one shared Chromium', () => {
     const renderers = async (jobs: number) => {
       const pdfs = await Promise.all(Array.from({ length: jobs }, () => renderer.pdf(SMALL)));
       expect(pdfs.every((pdf) => pdf.subarray(0, 5).toString('latin1') === '%PDF-')).toBe(true);
-      await eventually(() => renderer.stats().busy === 0, 'the pages to be reset');
+      await waitUntil(() => renderer.stats().busy === 0, 10_000, 'the reset of every page');
       const count = () => processGroup(pidOf(renderer)).filter(isRendererProcess).length;
       // Chromium starts a spare renderer process in its own time; count once it has settled.
       let counts = [count()];
-      await eventually(() => {
-        counts = [...counts, count()].slice(-10);
-        return counts.length === 10 && counts.every((seen) => seen === counts[0]);
-      }, 'the renderer processes to settle');
+      await waitUntil(
+        () => {
+          counts = [...counts, count()].slice(-10);
+          return counts.length === 10 && counts.every((seen) => seen === counts[0]);
+        },
+        10_000,
+        'a steady count of renderer processes',
+      );
       return counts[0];
     };
     const before = renderer.stats().jobs;
@@ -292,9 +247,10 @@ describe('CvRenderer keeping Chromium fresh', () => {
       expect(renderer.stats()).toMatchObject({ jobs: 7, restarts: 2 });
       expect(pids.size).toBe(3);
       const current = pidOf(renderer);
-      await eventually(
+      await waitUntil(
         () => [...pids].every((pid) => pid === current || !alive(pid)),
-        'old Chromiums to exit',
+        10_000,
+        'the exit of every old Chromium',
       );
     } finally {
       await renderer.stop();
@@ -307,7 +263,7 @@ describe('CvRenderer keeping Chromium fresh', () => {
       await renderer.start();
       const first = pidOf(renderer);
       process.kill(first, 'SIGKILL');
-      await eventually(() => renderer.chromiumPid() === undefined, 'the renderer to notice');
+      await waitUntil(() => renderer.chromiumPid() === undefined, 10_000, 'the renderer noticing the kill');
       await expect(renderer.pdf(SMALL)).resolves.toBeInstanceOf(Buffer);
       const second = pidOf(renderer);
       expect(second).not.toBe(first);
@@ -361,7 +317,7 @@ describe('CvRenderer under load', () => {
 
       // On the old page this would queue behind the heavy document and time out too.
       const pdf = await renderer.pdf(SMALL);
-      expect(poppler('pdftotext', pdf)).toContain('Hello');
+      expect(pdfRawText(pdf)).toContain('Hello');
       expect(renderer.stats()).toMatchObject({ jobs: 1, restarts: 0 });
     } finally {
       await renderer.stop();
@@ -416,7 +372,7 @@ describe('CvRenderer.stop', () => {
     await renderer.stop();
 
     expect(alive(pid)).toBe(false);
-    await eventually(() => processGroup(pid).length === 0, 'every Chromium process to exit', 5_000);
+    await waitUntil(() => processGroup(pid).length === 0, 5_000, 'the exit of every Chromium process');
     await expect(renderer.pdf(SMALL)).rejects.toBeInstanceOf(UnavailableError);
   });
 });

@@ -1,4 +1,5 @@
 import puppeteer, { type Browser, type HTTPRequest, type Page, type PDFOptions } from 'puppeteer-core';
+import { CHROMIUM_FLAGS } from '../../../common/chromium';
 import type { Config } from '../../../common/config';
 import { UnavailableError } from '../../../common/errors';
 import type { Logger } from '../../../common/logger';
@@ -23,12 +24,7 @@ export function rendererOptionsFrom(config: Config): RendererOptions {
 
 /** Chromium's command line (exported for the benchmark's launch-per-request baseline). */
 export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
+  ...CHROMIUM_FLAGS,
   // <link rel=prefetch> and rel=preconnect are fetched by the browser process, past the page's
   // request interception; with no host (nor IP address) resolving they reach nobody.
   '--host-resolver-rules=MAP * ~NOTFOUND',

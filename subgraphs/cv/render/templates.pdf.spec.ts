@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import sharp from 'sharp';
+import { CHROMIUM_FLAGS } from '../../../common/chromium';
 import { loadConfig } from '../../../common/config';
+import { pdfFonts, pdfInfo, pdfText } from '../../../test/support/pdf';
 import { SECTION_KEYS, type CvDocument } from '../cv.payload';
 import { sampleCvDocument } from '../sample-cv';
 import { DESIGNS, DESIGN_SLUGS, type DesignSlug } from './designs';
@@ -18,16 +20,6 @@ const run = promisify(execFile);
 
 /** Kept after the run for a person to look at; test-artifacts/ is git-ignored. */
 const ARTIFACTS = join(__dirname, '../../../test-artifacts/cv-templates');
-/** Controls poppler puts around runs of the other direction; they are not part of what was written. */
-const BIDI_CONTROLS = /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const CHROMIUM_FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 /** Names that appear nowhere else in the sample, so finding them proves the header came through. */
 const PEOPLE = {
@@ -52,8 +44,11 @@ let browser: Browser;
 let workDir: string;
 let photo: RenderInput['photo'];
 
-/** Chromium as the exports run it: no JavaScript, and nothing fetched but data: URIs. */
-async function print(html: string): Promise<{ path: string; requests: string[] }> {
+/**
+ * Chromium as the exports run it: no JavaScript, and nothing fetched but data: URIs. The PDF is
+ * written to a file too, for pdftoppm.
+ */
+async function print(html: string): Promise<{ pdf: Buffer; path: string; requests: string[] }> {
   const page = await browser.newPage();
   const requests: string[] = [];
   try {
@@ -68,37 +63,20 @@ async function print(html: string): Promise<{ path: string; requests: string[] }
       }
     });
     await page.setContent(html, { waitUntil: 'load' });
-    const pdf = await page.pdf({
-      format: 'A4',
-      printBackground: true,
-      tagged: true,
-      preferCSSPageSize: true,
-    });
+    const pdf = Buffer.from(
+      await page.pdf({
+        format: 'A4',
+        printBackground: true,
+        tagged: true,
+        preferCSSPageSize: true,
+      }),
+    );
     const path = join(workDir, `${requests.length}-${Date.now()}-${Math.random().toString(36).slice(2)}.pdf`);
     writeFileSync(path, pdf);
-    return { path, requests };
+    return { pdf, path, requests };
   } finally {
     await page.close();
   }
-}
-
-async function text(path: string, page?: number): Promise<string> {
-  const range = page === undefined ? [] : ['-f', String(page), '-l', String(page)];
-  const { stdout } = await run('pdftotext', ['-enc', 'UTF-8', ...range, path, '-']);
-  return stdout.replace(BIDI_CONTROLS, '');
-}
-
-async function pageCount(path: string): Promise<number> {
-  const { stdout } = await run('pdfinfo', [path]);
-  return Number(/^Pages:\s+(\d+)$/m.exec(stdout)?.[1]);
-}
-
-/** `pdffonts` rows as [name, emb]: the emb column sits where its header does. */
-async function fonts(path: string): Promise<{ name: string; embedded: string }[]> {
-  const { stdout } = await run('pdffonts', [path]);
-  const [header, , ...rows] = stdout.trimEnd().split('\n');
-  const at = header!.indexOf('emb');
-  return rows.map((row) => ({ name: row.slice(0, 37).trim(), embedded: row.slice(at, at + 3) }));
 }
 
 describe('the CV designs printed by Chromium', () => {
@@ -107,7 +85,7 @@ describe('the CV designs printed by Chromium', () => {
     workDir = mkdtempSync(join(tmpdir(), 'nida-cv-templates-'));
     browser = await puppeteer.launch({
       executablePath: loadConfig().render.chromiumPath,
-      args: CHROMIUM_FLAGS,
+      args: [...CHROMIUM_FLAGS],
     });
     const portrait = Buffer.from(
       '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="360"><rect width="300" height="360" fill="#9fb4c4"/>' +
@@ -131,13 +109,13 @@ describe('the CV designs printed by Chromium', () => {
           photo,
           watermark: false,
         });
-        const { path, requests } = await print(html);
+        const { pdf, path, requests } = await print(html);
 
         expect(requests).toEqual([]);
-        const rows = await fonts(path);
-        expect(rows.length).toBeGreaterThan(0);
-        expect(rows.filter((row) => row.embedded !== 'yes')).toEqual([]);
-        const extracted = await text(path);
+        const fonts = pdfFonts(pdf);
+        expect(fonts.length).toBeGreaterThan(0);
+        expect(fonts.filter((font) => !font.embedded)).toEqual([]);
+        const extracted = pdfText(pdf);
         expect(extracted).toContain(PEOPLE[locale].full_name);
         expect(extracted).toContain(PEOPLE[locale].job_title);
         expect(extracted).toContain(PEOPLE[locale].email);
@@ -165,14 +143,14 @@ describe('the CV designs printed by Chromium', () => {
         const items = document.sections[key] as object[];
         items.push(...items.map((item) => ({ ...item })));
       }
-      const { path } = await print(
+      const { pdf } = await print(
         renderCvHtml({ document, template: templateOf(slug), photo: null, watermark: true }),
       );
 
-      const pages = await pageCount(path);
+      const pages = Number(pdfInfo(pdf).Pages);
       expect(pages).toBeGreaterThan(1);
       for (let page = 1; page <= pages; page++) {
-        expect(await text(path, page)).toContain(LABELS[locale].watermark);
+        expect(pdfText(pdf, page)).toContain(LABELS[locale].watermark);
       }
     });
   });
@@ -195,7 +173,7 @@ describe('the CV designs printed by Chromium', () => {
         // Arabic inside an English CV must come back as written too (it is set without kerning).
         const [first, ...rest] = document.sections.experience;
         document.sections.experience = [{ ...first!, company: 'شركة المشاريع العراقية' }, ...rest];
-        const { path } = await print(
+        const { pdf, path } = await print(
           renderCvHtml({
             document: { ...document, settings: { ...settings, primary_color: '#2563eb' } },
             template: templateOf(slug),
@@ -203,8 +181,8 @@ describe('the CV designs printed by Chromium', () => {
             watermark: false,
           }),
         );
-        expect((await fonts(path)).filter((row) => row.embedded !== 'yes')).toEqual([]);
-        const extracted = await text(path);
+        expect(pdfFonts(pdf).filter((font) => !font.embedded)).toEqual([]);
+        const extracted = pdfText(pdf);
         for (const value of Object.values(PEOPLE[locale])) expect(extracted).toContain(value);
         expect(extracted).toContain('شركة المشاريع العراقية');
         const { stdout } = await run(
@@ -267,11 +245,11 @@ describe('the CV designs printed by Chromium', () => {
         custom_sections: [{ key: 'x', title: hostile[0]!, content: hostile.join('\n') }],
       };
       for (const slug of DESIGN_SLUGS) {
-        const { path, requests } = await print(
+        const { pdf, requests } = await print(
           renderCvHtml({ document: attack, template: templateOf(slug), photo, watermark: true }),
         );
         expect(requests).toEqual([]);
-        expect(await text(path)).toContain(`${origin}/img`);
+        expect(pdfText(pdf)).toContain(`${origin}/img`);
       }
       expect(hits).toEqual([]);
     });
