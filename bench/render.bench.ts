@@ -2,13 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer from 'puppeteer-core';
 import { loadConfig } from '../common/config';
 import { processGroup } from '../common/proc';
 import { renderCvHtml } from '../subgraphs/cv/render/document';
 import {
-  CHROMIUM_ARGS,
   CvRenderer,
+  launchChromium,
   PDF_OPTIONS,
   rendererOptionsFrom,
   type RendererOptions,
@@ -96,15 +95,7 @@ async function launchPerRequest(executablePath: string, html: string, iterations
   const begin = performance.now();
   for (let i = 0; i < iterations; i += 1) {
     const at = performance.now();
-    const browser = await puppeteer.launch({
-      executablePath,
-      headless: true,
-      pipe: true,
-      args: CHROMIUM_ARGS,
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-    });
+    const browser = await launchChromium(executablePath);
     try {
       const page = await browser.newPage();
       await page.setJavaScriptEnabled(false);

@@ -22,8 +22,8 @@ export function rendererOptionsFrom(config: Config): RendererOptions {
   return { executablePath: chromiumPath, poolSize, maxJobsPerBrowser, queueLimit, timeoutMs };
 }
 
-/** Chromium's command line (exported for the benchmark's launch-per-request baseline). */
-export const CHROMIUM_ARGS = [
+/** Chromium's command line: the platform's required flags and the renderer's own. */
+const CHROMIUM_ARGS = [
   ...CHROMIUM_FLAGS,
   // <link rel=prefetch> and rel=preconnect are fetched by the browser process, past the page's
   // request interception; with no host (nor IP address) resolving they reach nobody.
@@ -32,7 +32,7 @@ export const CHROMIUM_ARGS = [
   '--disable-dev-shm-usage',
 ];
 
-/** Exported, like CHROMIUM_ARGS, for the benchmark's baseline. */
+/** Exported for the benchmark's launch-per-request baseline. */
 export const PDF_OPTIONS: PDFOptions = {
   format: 'A4',
   printBackground: true,
@@ -79,6 +79,21 @@ interface Lease {
 interface Waiter {
   grant(): void;
   refuse(error: Error): void;
+}
+
+/** Chromium as the renderer runs it (exported for the benchmark's launch-per-request baseline). */
+export function launchChromium(executablePath: string): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath,
+    headless: true,
+    // DevTools over stdio: no debugging port on 127.0.0.1 for any local process to drive.
+    pipe: true,
+    args: CHROMIUM_ARGS,
+    // The service shuts down in its own order; Puppeteer kills Chromium when Node exits anyway.
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+  });
 }
 
 /**
@@ -197,17 +212,7 @@ export class CvRenderer {
   private async startChromium(generation: Generation): Promise<Browser> {
     let browser: Browser | undefined;
     try {
-      browser = await puppeteer.launch({
-        executablePath: this.options.executablePath,
-        headless: true,
-        // DevTools over stdio: no debugging port on 127.0.0.1 for any local process to drive.
-        pipe: true,
-        args: CHROMIUM_ARGS,
-        // The service shuts down in its own order; Puppeteer kills Chromium when Node exits anyway.
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-      });
+      browser = await launchChromium(this.options.executablePath);
       generation.launched = browser;
       browser.once('disconnected', () => this.disconnected(generation));
       // Chromium opens with a blank tab: the pool's first page rather than a renderer process idling.
