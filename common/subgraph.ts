@@ -35,6 +35,8 @@ export interface RequestScope {
 /** Process-wide state of a subgraph (caches and their subscriptions), closed when it stops. */
 export interface SharedState {
   close(): void | Promise<void>;
+  /** Figures `/healthz` reports for it, such as the cv subgraph's renderer. */
+  health?(): Record<string, unknown>;
 }
 
 export interface SubgraphContext {
@@ -165,6 +167,7 @@ export async function startSubgraph(
   const service = HttpService.forPlatform(config, `${definition.name}-subgraph`, logger, {
     postgres: () => orm.em.getConnection().execute('select 1'),
     redis,
+    health: () => shared?.health?.() ?? {},
   });
   mountGraphQL(
     service,

@@ -33,7 +33,11 @@ export const cvSubgraph: SubgraphDefinition = {
   // One Chromium for the process, launched at the first PDF (docs/ARCHITECTURE.md).
   startShared: ({ config, logger }) => {
     const renderer = new CvRenderer(rendererOptionsFrom(config), logger);
-    return Promise.resolve({ renderer, close: () => renderer.stop() });
+    return Promise.resolve({
+      renderer,
+      close: () => renderer.stop(),
+      health: () => ({ renderer: renderer.stats() }),
+    });
   },
   createResolvers: (scope) => {
     const language = languageOf(scope.headers['accept-language']);

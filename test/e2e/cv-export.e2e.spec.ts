@@ -85,6 +85,8 @@ describe('PDF and HTML export, the share page and template previews', () => {
     expect(text).toContain('nour@example.com');
     expect(text).not.toMatch(/الخطة المجانية|Free plan/);
     expect(await usage(key)).toBe(1);
+    const health = await fetch(`http://127.0.0.1:${platform.config.ports.cv}/healthz`);
+    expect(((await health.json()) as { renderer: { jobs: number } }).renderer.jobs).toBeGreaterThanOrEqual(1);
   });
 
   it('exports one self-contained HTML document that loads nothing from anywhere', async () => {
