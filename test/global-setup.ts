@@ -20,7 +20,7 @@ async function prepareTemplate(): Promise<void> {
   // Loaded here, not at the top, so their global registries appear only inside the cleanup above.
   await import('reflect-metadata');
   const { quoteIdentifier } = await import('../common/database');
-  const { adminQuery, serverUrl, TEMPLATE_DATABASE, TEST_DATABASE_PREFIX } =
+  const { adminQuery, runStillGoing, serverUrl, templateDatabase, TEST_DATABASE_PREFIX } =
     await import('./support/database');
   const { loadConfig } = await import('../common/config');
   const { connectRedis } = await import('../common/redis');
@@ -30,19 +30,22 @@ async function prepareTemplate(): Promise<void> {
   const redis = await connectRedis(config.redisUrl, 'test-setup');
   redis.disconnect();
 
+  // Test files (in this process or its workers) name their databases after this run.
+  process.env.NIDA_TEST_RUN = String(process.pid);
   const stale = await adminQuery(async (client) => {
     const result = await client.query<{ datname: string }>(
       'SELECT datname FROM pg_database WHERE datname LIKE $1',
       [`${TEST_DATABASE_PREFIX}%`],
     );
-    return result.rows.map((row) => row.datname);
+    // Only what runs that have ended left behind: another run on this machine keeps its databases.
+    return result.rows.map((row) => row.datname).filter((name) => !runStillGoing(name));
   });
   for (const name of stale) {
     await adminQuery((client) =>
       client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`),
     );
   }
-  const templateConfig = loadConfig({ ...process.env, DATABASE_URL: serverUrl(TEMPLATE_DATABASE) });
+  const templateConfig = loadConfig({ ...process.env, DATABASE_URL: serverUrl(templateDatabase()) });
   await migrateAll(templateConfig);
   await seedReferenceData(templateConfig);
 }

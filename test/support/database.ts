@@ -3,9 +3,21 @@ import { Client } from 'pg';
 import { loadConfig, type Config } from '../../common/config';
 import { quoteIdentifier, START_POSTGRES_HINT, UnreachableError } from '../../common/database';
 
-/** Migrated and seeded once per test run by test/global-setup.ts; every test file clones it. */
-export const TEMPLATE_DATABASE = 'nida_test_template';
 export const TEST_DATABASE_PREFIX = 'nida_test_';
+
+/**
+ * The test run a database belongs to: jest's main process, whose pid test/global-setup.ts hands
+ * to the workers. Runs on one machine keep apart by it, and a run's setup removes only what runs
+ * that have ended left behind.
+ */
+export function testRun(): string {
+  return process.env.NIDA_TEST_RUN ?? String(process.pid);
+}
+
+/** Migrated and seeded once per test run by test/global-setup.ts; every test file clones it. */
+export function templateDatabase(run = testRun()): string {
+  return `${TEST_DATABASE_PREFIX}${run}_template`;
+}
 
 /** The server the tests use: DATABASE_URL's host, or the local default. */
 export function serverUrl(database: string): string {
@@ -37,11 +49,23 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** Whether the run a test database belongs to (its pid is in the name) is still alive. */
+export function runStillGoing(name: string): boolean {
+  const pid = Number(/^(\d+)_/.exec(name.slice(TEST_DATABASE_PREFIX.length))?.[1]);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A database of this test file's own: a copy of the migrated, seeded template. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const name = `${TEST_DATABASE_PREFIX}${randomBytes(5).toString('hex')}`;
+  const name = `${TEST_DATABASE_PREFIX}${testRun()}_${randomBytes(5).toString('hex')}`;
   await adminQuery((client) =>
-    client.query(`CREATE DATABASE ${quoteIdentifier(name)} TEMPLATE ${quoteIdentifier(TEMPLATE_DATABASE)}`),
+    client.query(`CREATE DATABASE ${quoteIdentifier(name)} TEMPLATE ${quoteIdentifier(templateDatabase())}`),
   );
   const url = serverUrl(name);
   return {
