@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { countInWindow } from '../common/rate-window';
+import type { Config } from '../common/config';
 import type { Redis } from '../common/redis';
 
 export interface RateLimitOptions {
@@ -14,10 +15,15 @@ export interface RateLimitOptions {
   refusal?: (req: Request, retryAfterSeconds: number) => Error;
 }
 
+/** Who sent a request when no credential says: its client address. */
+export function byAddress(req: Request): string {
+  return `ip:${req.ip ?? 'unknown'}`;
+}
+
 export function credentialOf(header: string | undefined, req: Request): string {
   if (header !== undefined && header !== '')
     return `key:${createHash('sha256').update(header).digest('hex')}`;
-  return `ip:${req.ip ?? 'unknown'}`;
+  return byAddress(req);
 }
 
 /**
@@ -48,4 +54,20 @@ export function rateLimit(redis: Redis, redisPrefix: string, options: RateLimitO
         (error: unknown) => next(error),
       );
   };
+}
+
+/**
+ * The public pages' one budget per client address (the ticket page, CV share pages, template
+ * previews): `PUBLIC_RATE_LIMIT` requests a minute over all of them together.
+ */
+export function publicRateLimit(
+  redis: Redis,
+  config: Pick<Config, 'redisPrefix' | 'publicRateLimit'>,
+): RequestHandler {
+  return rateLimit(redis, config.redisPrefix, {
+    name: 'public',
+    quota: config.publicRateLimit,
+    windowSeconds: 60,
+    identify: byAddress,
+  });
 }

@@ -8,7 +8,7 @@ import { connectRedis } from '../common/redis';
 import { GraphClient } from './graph-client';
 import { errorHandler, unknownRoute } from './http-errors';
 import { plansRoutes } from './plans/plans.routes';
-import { credentialOf, rateLimit } from './rate-limit';
+import { credentialOf, publicRateLimit, rateLimit } from './rate-limit';
 import { CV_PATHS, cvErrorHandler, cvRoutes } from './cv/cv.routes';
 import { cvPagesRoutes } from './public/cv-pages.routes';
 import { ticketPageRoutes } from './public/ticket-page.routes';
@@ -55,8 +55,9 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     }),
   );
   service.app.use(API_PREFIX, api);
+  service.app.use(['/t', '/cv', '/templates'], publicRateLimit(redis, config));
   service.app.use(ticketPageRoutes(graph, config, redis));
-  service.app.use(cvPagesRoutes(graph, config, redis));
+  service.app.use(cvPagesRoutes(graph));
   service.app.use(unknownRoute);
   service.app.use(errorHandler(logger));
 

@@ -12,7 +12,7 @@ import { PHOTO_MAX_BYTES } from '../../subgraphs/cv/photo';
 import { sendCacheable } from '../cacheable';
 import type { GraphClient } from '../graph-client';
 import { errorHandler } from '../http-errors';
-import { rateLimit } from '../rate-limit';
+import { byAddress, rateLimit } from '../rate-limit';
 import {
   CV_AUTH,
   CV_CREATE,
@@ -102,7 +102,7 @@ function accountLimiter(graph: GraphClient, options: CvRoutesOptions): RequestHa
     windowSeconds: 60,
     identify: async (req) => {
       const key = req.get('x-api-key')?.trim();
-      if (!key) return `ip:${req.ip ?? 'unknown'}`;
+      if (!key) return byAddress(req);
       const hash = createHash('sha256').update(key).digest('hex');
       const cacheKey = `${options.redisPrefix}cv:key-account:${hash}`;
       const cached = await options.redis.get(cacheKey);

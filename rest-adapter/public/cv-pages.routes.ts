@@ -1,8 +1,5 @@
 import { Router, type Response } from 'express';
-import type { Config } from '../../common/config';
-import type { Redis } from '../../common/redis';
 import { GraphOperationError, operation, type GraphClient } from '../graph-client';
-import { rateLimit } from '../rate-limit';
 
 const SHARED_CV = operation<{ sharedCvHtml: string }, { token: string }>(
   'CvSharePage',
@@ -39,20 +36,10 @@ const NOT_FOUND_PAGE = `<!doctype html>
 /**
  * The public CV pages: a CV's share page (`/cv/{token}`, the `share` link) and each template's
  * live preview (`/templates/{id}/preview`, its `preview_url`). Neither needs a key; both are kept
- * out of search engines, and both are limited per client address like the ticket page.
+ * out of search engines. Their per-address limit is mounted with the ticket page's (rest-adapter.ts).
  */
-export function cvPagesRoutes(graph: GraphClient, config: Config, redis: Redis): Router {
+export function cvPagesRoutes(graph: GraphClient): Router {
   const router = Router();
-  router.use(
-    ['/cv', '/templates'],
-    rateLimit(redis, config.redisPrefix, {
-      name: 'public',
-      quota: config.publicRateLimit,
-      windowSeconds: 60,
-      identify: (req) => `ip:${req.ip ?? 'unknown'}`,
-    }),
-  );
-
   const send = async (res: Response, render: () => Promise<string>, cacheControl: string) => {
     setCvDocumentHeaders(res);
     res.setHeader('X-Robots-Tag', 'noindex, nofollow');

@@ -9,7 +9,7 @@ import type { TextLanguage } from '../../common/language';
 import { projectRoot } from '../../common/paths';
 import type { Redis } from '../../common/redis';
 import { GraphOperationError, operation, type GraphClient } from '../graph-client';
-import { rateLimit } from '../rate-limit';
+import { byAddress, rateLimit } from '../rate-limit';
 import { notFoundPage, ticketPage, type PageAssets, type PageTicket } from './ticket-page.html';
 
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
@@ -169,16 +169,6 @@ export function ticketPageRoutes(graph: GraphClient, config: Config, redis: Redi
   };
   const csp = contentSecurityPolicy(config.publicLiveUrl);
 
-  router.use(
-    '/t',
-    rateLimit(redis, config.redisPrefix, {
-      name: 'public',
-      quota: config.publicRateLimit,
-      windowSeconds: 60,
-      identify: (req) => `ip:${req.ip ?? 'unknown'}`,
-    }),
-  );
-
   // The service worker needs a fixed URL whose path covers /t/ (its scope), and must be revalidated.
   router.get('/t/sw.js', (req, res) => sendAsset(req, res, serviceWorker));
 
@@ -227,7 +217,7 @@ export function ticketPageRoutes(graph: GraphClient, config: Config, redis: Redi
       name: 'public-writes',
       quota: PUBLIC_WRITE_RATE_LIMIT,
       windowSeconds: 60,
-      identify: (req) => `ip:${req.ip ?? 'unknown'}`,
+      identify: byAddress,
     }),
     express.json({ limit: '8kb', strict: false }),
   );

@@ -6,7 +6,7 @@ import { countInWindow } from '../../common/rate-window';
 import type { Redis } from '../../common/redis';
 import type { AccountEntitlements } from './account-plan.client';
 import type { AccountPrincipal } from './account.service';
-import { documentOf, type CvRow, type CvService } from './cv.service';
+import type { CvRow, CvService } from './cv.service';
 import type { DownloadMeter } from './download-meter';
 import { renderCvHtml } from './render/document';
 import type { CvRenderer } from './render/renderer';
@@ -119,9 +119,9 @@ export class CvExportService {
   }
 
   private async html(row: CvRow): Promise<string> {
-    const [template, sections, photo, entitlements] = await Promise.all([
+    const [template, document, photo, entitlements] = await Promise.all([
       this.em.findOneOrFail(Template, { id: Number(row.template_id) }),
-      this.cvs.sectionsOf(row.id),
+      this.cvs.documentOf(row),
       row.photo_type === null
         ? null
         : this.em
@@ -130,7 +130,7 @@ export class CvExportService {
       this.plans.of(Number(row.account_id)),
     ]);
     return renderCvHtml({
-      document: { ...documentOf(row, []), sections },
+      document,
       template,
       photo,
       watermark: entitlements.watermark,

@@ -83,8 +83,8 @@ function sectionsFrom(items: ItemRow[]): CvSections {
   return sections;
 }
 
-/** The whole document of a row and its section items. */
-export function documentOf(row: CvRow, items: ItemRow[]): CvDocument {
+/** The whole document of a row and its sections. */
+function documentOf(row: CvRow, sections: CvSections): CvDocument {
   return {
     title: row.title,
     locale: row.locale,
@@ -92,7 +92,7 @@ export function documentOf(row: CvRow, items: ItemRow[]): CvDocument {
     settings: row.settings,
     section_order: row.section_order,
     hidden_sections: row.hidden_sections,
-    sections: sectionsFrom(items),
+    sections,
     custom_sections: row.custom_sections.map((section) => ({ ...section, content: section.content ?? null })),
   };
 }
@@ -182,10 +182,9 @@ export class CvService {
     );
   }
 
-  /** The full document of one CV. */
-  async read(principal: AccountPrincipal, id: string): Promise<{ row: CvRow; document: CvDocument }> {
-    const row = await this.get(principal, id);
-    return { row, document: { ...documentOf(row, []), sections: await this.sectionsOf(row.id) } };
+  /** The full document of a CV row: what exports render and JSON Resume maps. */
+  async documentOf(row: CvRow): Promise<CvDocument> {
+    return documentOf(row, await this.sectionsOf(row.id));
   }
 
   /**
@@ -347,8 +346,8 @@ export class CvService {
     id: string,
     selfUrl: string,
   ): Promise<Record<string, unknown>> {
-    const { row, document } = await this.read(principal, id);
-    return toJsonResume(document, row.resume_extra, {
+    const row = await this.get(principal, id);
+    return toJsonResume(await this.documentOf(row), row.resume_extra, {
       canonicalUrl: selfUrl,
       lastModified: new Date(row.updated_at).toISOString(),
     });
