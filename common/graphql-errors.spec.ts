@@ -52,4 +52,22 @@ describe('formatGraphQLError', () => {
       extensions: { code: 'NOT_FOUND' },
     });
   });
+
+  it('answers a value Postgres refused as BAD_USER_INPUT, not a server error', () => {
+    const cause = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+      code: '22021',
+    });
+    const raw = new GraphQLError(cause.message, { originalError: cause });
+    const formatted = format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw);
+    expect(formatted.extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('answers a database that cannot be reached as UNAVAILABLE with a retry time', () => {
+    const cause = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+    });
+    const raw = new GraphQLError(cause.message, { originalError: cause });
+    const formatted = format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw);
+    expect(formatted.extensions).toEqual({ code: 'UNAVAILABLE', retryAfter: 2 });
+  });
 });

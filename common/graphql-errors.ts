@@ -1,6 +1,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from './logger';
+import { translateDatabaseError } from './database-errors';
 import { isErrorCode } from './errors';
 import { currentRequestId } from './request-context';
 
@@ -32,7 +33,17 @@ export function formatGraphQLError(logger: Logger) {
     if (code === 'INTERNAL_SERVER_ERROR' && formatted.message === SERVER_ERROR_MESSAGE) {
       return { ...formatted, extensions };
     }
-    logger.error({ err: unwrapResolverError(error), path: formatted.path }, 'unexpected GraphQL error');
+    const cause = unwrapResolverError(error);
+    const translated = translateDatabaseError(cause);
+    if (translated !== undefined) {
+      logger.warn({ err: cause, path: formatted.path }, 'database refused the operation');
+      return {
+        message: translated.message,
+        ...(formatted.path !== undefined ? { path: formatted.path } : {}),
+        extensions: translated.extensions,
+      };
+    }
+    logger.error({ err: cause, path: formatted.path }, 'unexpected GraphQL error');
     return {
       message: SERVER_ERROR_MESSAGE,
       ...(formatted.path !== undefined ? { path: formatted.path } : {}),

@@ -1,0 +1,56 @@
+import type { GraphQLError } from 'graphql';
+import { UnavailableError, ValidationError } from './errors';
+
+/**
+ * SQLSTATEs where Postgres refused a value the caller sent (a NUL in text, a number out of a
+ * column's range, text that is not a number): the caller's mistake, never the server's fault.
+ * The edges name the field first; this is the floor beneath them, so no such value becomes a 500.
+ */
+const REFUSED_VALUES: Record<string, string> = {
+  '22P05': 'A text value contains a character the database cannot store (such as NUL).',
+  '22021': 'A text value is not valid UTF-8.',
+  '22003': 'A number is out of range.',
+  '22P02': 'A value is not of the expected type.',
+  '22007': 'A date or time is not valid.',
+  '22008': 'A date or time is out of range.',
+  '22001': 'A text value is too long.',
+};
+
+/** SQLSTATE classes and codes that mean the database is away, restarting or full of connections. */
+const UNAVAILABLE_SQLSTATE = /^(08|57P0[123]|53300)/;
+
+/** Socket-level failures of a connection to Postgres. */
+const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND']);
+
+/** Seconds a caller should wait before retrying while the database comes back. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/** The first string `code` on the error or on what it wraps (GraphQL's originalError, a cause). */
+function codeOf(error: unknown): string | undefined {
+  let current = error as { code?: unknown; originalError?: unknown; cause?: unknown } | null | undefined;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    if (typeof current.code === 'string') return current.code;
+    current = (current.originalError ?? current.cause) as typeof current;
+  }
+  return undefined;
+}
+
+/**
+ * Translates a database failure into the platform's error model, once for every subgraph
+ * (STYLE: MikroORM's exception converter, one level up): refused values become BAD_USER_INPUT,
+ * a database that cannot be reached becomes UNAVAILABLE with a retry time. Anything else is left
+ * for the caller to treat as unexpected.
+ */
+export function translateDatabaseError(error: unknown): GraphQLError | undefined {
+  const code = codeOf(error);
+  if (code === undefined) return undefined;
+  const refused = REFUSED_VALUES[code];
+  if (refused !== undefined) return new ValidationError({ request: [refused] }, refused);
+  if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code)) {
+    return new UnavailableError(
+      'The service is temporarily unavailable; retry shortly.',
+      DATABASE_RETRY_AFTER_SECONDS,
+    );
+  }
+  return undefined;
+}
