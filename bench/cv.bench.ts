@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { internalCredentialHeaders } from '../common/internal-credential';
 import { CV_GET } from '../rest-adapter/cv/cv.operations';
 import { SECTION_KEYS } from '../subgraphs/cv/cv.payload';
 // test/ is outside tsconfig.build.json's include, but tsc still emits a file the build imports,
@@ -88,9 +89,9 @@ async function main(): Promise<void> {
       operationName: CV_GET.name,
       variables: { id: uuid },
     });
-    const graphqlDoor = (door: string, url: string): Door => ({
+    const graphqlDoor = (door: string, url: string, headers: Record<string, string> = auth): Door => ({
       door,
-      next: () => ({ method: 'POST', url, headers: auth, body: graphqlBody }),
+      next: () => ({ method: 'POST', url, headers, body: graphqlBody }),
       ok: (status, body) => status === 200 && !body.includes('"errors"'),
       cvOf: (answer) => (answer.data as { cv?: Record<string, unknown> } | null)?.cv,
       customKey: 'customSections',
@@ -104,7 +105,11 @@ async function main(): Promise<void> {
         customKey: 'custom_sections',
       },
       graphqlDoor('gateway', stack.gatewayUrl),
-      graphqlDoor('subgraph', `http://127.0.0.1:${stack.ports.cv}/graphql`),
+      // Subgraphs answer only the platform: the benchmark holds the stack's internal secret.
+      graphqlDoor('subgraph', `http://127.0.0.1:${stack.ports.cv}/graphql`, {
+        ...auth,
+        ...internalCredentialHeaders(stack.internalSecret),
+      }),
     ];
 
     const bytes: Record<string, number> = {};

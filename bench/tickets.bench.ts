@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { internalCredentialHeaders } from '../common/internal-credential';
 import { projectRoot } from '../common/paths';
 import { CREATE_TICKET, TICKET_BY_ID } from '../rest-adapter/tickets/tickets.routes';
 import { startStack } from '../tools/stack';
@@ -72,16 +73,17 @@ async function main(): Promise<void> {
     const seeded = await fetch(`${stack.restUrl}/tickets`, { method: 'POST', headers: auth });
     const { id } = (await seeded.json()) as { id: number };
 
+    const subgraphUrl = `http://127.0.0.1:${stack.ports.tickets}/graphql`;
     const graphqlCall =
       (url: string, document: string, operationName: string, variables: Record<string, unknown>) =>
       (): HttpCall => ({
         method: 'POST',
         url,
-        headers: auth,
+        // Subgraphs answer only the platform: the benchmark holds the stack's internal secret.
+        headers: url === subgraphUrl ? { ...auth, ...internalCredentialHeaders(stack.internalSecret) } : auth,
         body: JSON.stringify({ query: document, operationName, variables }),
       });
     const graphOk = (status: number, body: string) => status === 200 && !body.includes('"errors"');
-    const subgraphUrl = `http://127.0.0.1:${stack.ports.tickets}/graphql`;
     const createVars = {
       input: { number: null, externalId: null, customerName: null, customerPhone: null, note: null },
       idempotencyKey: null,

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, redactUrl } from './config';
+import { ConfigError, DEVELOPMENT_INTERNAL_SECRET, loadConfig, redactUrl } from './config';
 
 describe('loadConfig', () => {
   it('falls back to the documented defaults when nothing is set', () => {
@@ -47,6 +47,17 @@ describe('loadConfig', () => {
     expect(problems.find((p) => p.startsWith('REDIS_URL:'))).toContain('redis://');
     expect(problems.find((p) => p.startsWith('LOG_LEVEL:'))).toBeDefined();
     expect((caught as ConfigError).message).toMatch(/^Invalid configuration:\n {2}- /);
+  });
+
+  it('refuses to run in production without its own INTERNAL_SECRET', () => {
+    const production = { NODE_ENV: 'production', WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64') };
+    expect(() => loadConfig(production)).toThrow(/INTERNAL_SECRET: required in production/);
+    expect(() => loadConfig({ ...production, INTERNAL_SECRET: DEVELOPMENT_INTERNAL_SECRET })).toThrow(
+      /INTERNAL_SECRET: the development value is public/,
+    );
+    expect(() => loadConfig({ ...production, INTERNAL_SECRET: 'short' })).toThrow(/at least 32 characters/);
+    const secret = 'k'.repeat(40);
+    expect(loadConfig({ ...production, INTERNAL_SECRET: secret }).internalSecret).toBe(secret);
   });
 
   it('refuses ports outside 0-65535', () => {

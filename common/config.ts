@@ -42,6 +42,12 @@ const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 /** Only for development and tests: production must bring its own WEBHOOK_SECRET_KEY. */
 const DEVELOPMENT_SECRET_KEY = Buffer.alloc(32, 'nida-development-only-secret-key').toString('base64');
 
+/**
+ * Only for development and tests: the credential subgraphs require of their callers. `npm start`
+ * generates a random one for its children; production must bring its own INTERNAL_SECRET.
+ */
+export const DEVELOPMENT_INTERNAL_SECRET = 'nida-development-only-internal-secret-000';
+
 const secretKey = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, {
   message: 'must be 32 random bytes in base64 (openssl rand -base64 32)',
 });
@@ -88,6 +94,11 @@ const configSchema = z.object({
   WEBHOOK_TIMEOUT_MS: duration.default(10_000),
   WEBHOOK_ALLOW_INSECURE: flag.default(false),
   WEBHOOK_SECRET_KEY: secretKey.optional(),
+  INTERNAL_SECRET: z
+    .string()
+    .min(32, 'at least 32 characters (openssl rand -base64 32)')
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces, as it travels in a header')
+    .optional(),
   SMS_DRIVER: z.enum(['log', 'http']).default('log'),
   SMS_HTTP_URL: httpUrl.optional(),
   SMS_HTTP_TOKEN: z.string().min(1).optional(),
@@ -136,6 +147,11 @@ export interface Config {
   ticketsRateLimit: number;
   /** cv-api.md: requests a minute per account over the CV API. */
   cvRateLimit: number;
+  /**
+   * Held by the platform's own processes only: subgraphs answer no request without it, and the
+   * gateway does not count again a request the REST adapter has already counted.
+   */
+  internalSecret: string;
   /** The CV service's PDF renderer: one Chromium per process and a pool of its pages. */
   render: {
     chromiumPath: string;
@@ -194,6 +210,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (raw.NODE_ENV === 'production' && raw.WEBHOOK_SECRET_KEY === undefined) {
     problems.push('WEBHOOK_SECRET_KEY: required in production (openssl rand -base64 32)');
   }
+  if (raw.NODE_ENV === 'production' && raw.INTERNAL_SECRET === undefined) {
+    problems.push('INTERNAL_SECRET: required in production (openssl rand -base64 32)');
+  }
+  if (raw.NODE_ENV === 'production' && raw.INTERNAL_SECRET === DEVELOPMENT_INTERNAL_SECRET) {
+    problems.push('INTERNAL_SECRET: the development value is public; generate one (openssl rand -base64 32)');
+  }
   if (raw.SMS_DRIVER === 'http' && raw.SMS_HTTP_URL === undefined) {
     problems.push('SMS_HTTP_URL: required when SMS_DRIVER is http');
   }
@@ -231,6 +253,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
     cvRateLimit: raw.CV_RATE_LIMIT,
+    internalSecret: raw.INTERNAL_SECRET ?? DEVELOPMENT_INTERNAL_SECRET,
     render: {
       chromiumPath: raw.CHROMIUM_PATH,
       poolSize: raw.RENDER_POOL_SIZE,

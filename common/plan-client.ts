@@ -1,5 +1,5 @@
 import type { Redis } from './redis';
-import { callSubgraph } from './subgraph-call';
+import type { SubgraphClient } from './subgraph-call';
 
 /** The plan of an entity as billing resolves it, before each domain picks what it needs. */
 export interface BilledPlan {
@@ -22,11 +22,10 @@ const CACHE_SECONDS = 60;
  */
 export class PlanClient<T> {
   constructor(
-    private readonly billingUrl: string,
+    private readonly billing: SubgraphClient,
     private readonly redis: Redis,
     private readonly entity: { typename: 'Venue' | 'Account'; cacheKey: (id: number) => string },
     private readonly entitlements: (plan: BilledPlan | null) => T,
-    private readonly timeoutMs = 5_000,
   ) {}
 
   async of(id: number, requestId?: string): Promise<T> {
@@ -44,8 +43,7 @@ export class PlanClient<T> {
 
   private async fetch(id: number, requestId?: string): Promise<BilledPlan | null> {
     const { typename } = this.entity;
-    const data = await callSubgraph<{ _entities: ({ plan: BilledPlan | null } | null)[] }>(
-      this.billingUrl,
+    const data = await this.billing.call<{ _entities: ({ plan: BilledPlan | null } | null)[] }>(
       `billing's plan of ${typename} ${id}`,
       `query ${typename}Plan($representations: [_Any!]!) {
         _entities(representations: $representations) {
@@ -58,7 +56,7 @@ export class PlanClient<T> {
           { __typename: typename, id: String(id), ...(typename === 'Account' ? { cvCount: 0 } : {}) },
         ],
       },
-      { requestId, timeoutMs: this.timeoutMs },
+      { requestId },
     );
     return data._entities[0]?.plan ?? null;
   }

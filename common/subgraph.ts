@@ -9,6 +9,7 @@ import type { Config, SubgraphName } from './config';
 import { openSchema, type EntityManager, type MikroORM, type SchemaModule } from './database';
 import { mountGraphQL, platformApolloOptions } from './graphql-server';
 import { HttpService } from './http-service';
+import { requireInternalCredential } from './internal-credential';
 import { createLogger, type Logger } from './logger';
 import { stopOnce, type Running } from './process';
 import { connectRedis, type Redis } from './redis';
@@ -169,6 +170,7 @@ export async function startSubgraph(
     redis,
     health: () => shared?.health?.() ?? {},
   });
+  service.app.use('/graphql', requireInternalCredential(config.internalSecret));
   mountGraphQL(
     service,
     apollo,

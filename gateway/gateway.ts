@@ -42,10 +42,10 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     supergraphSdl,
     logger,
     buildService: ({ name, url }) =>
-      new HeaderForwardingDataSource({
-        url: isSubgraphName(name) ? config.subgraphUrls[name] : url,
-        fetcher,
-      }),
+      new HeaderForwardingDataSource(
+        { url: isSubgraphName(name) ? config.subgraphUrls[name] : url, fetcher },
+        config.internalSecret,
+      ),
   });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));

@@ -1,4 +1,5 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
 import { REQUEST_ID_HEADER } from '../common/request-context';
 import { TICKET_TOKEN_HEADER } from '../subgraphs/tickets/events/live-event';
 
@@ -15,12 +16,24 @@ export interface GatewayContext {
   headers: Record<string, string | undefined>;
 }
 
-/** Passes the caller's credentials and request id on to every subgraph fetch of an operation. */
+/**
+ * Passes the caller's credentials and request id on to every subgraph fetch of an operation, with
+ * the platform's own credential, without which no subgraph answers.
+ */
 export class HeaderForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
+  constructor(
+    config: ConstructorParameters<typeof RemoteGraphQLDataSource<GatewayContext>>[0],
+    private readonly internalSecret: string,
+  ) {
+    super(config);
+  }
+
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
+    if (request.http === undefined) return;
+    request.http.headers.set(INTERNAL_CREDENTIAL_HEADER, this.internalSecret);
     // Entity fetches during query planning run without a request context.
     const headers = 'headers' in context ? (context as GatewayContext).headers : undefined;
-    if (headers === undefined || request.http === undefined) return;
+    if (headers === undefined) return;
     for (const name of FORWARDED_HEADERS) {
       const value = headers[name];
       if (value !== undefined) request.http.headers.set(name, value);

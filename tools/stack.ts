@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { projectRoot } from '../common/paths';
@@ -27,6 +28,8 @@ export interface RunningStack {
   restUrl: string;
   gatewayUrl: string;
   ports: { rest: number; gateway: number; tickets: number; cv: number; billing: number; events: number };
+  /** The stack's internal secret, for callers that reach a subgraph directly (benchmarks, tests). */
+  internalSecret: string;
   output(): string;
   /** Sends the signal to the supervisor and resolves with its exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -42,6 +45,7 @@ export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Pr
     number,
     number,
   ];
+  const internalSecret = env.INTERNAL_SECRET ?? randomBytes(32).toString('base64url');
   const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'tools', 'start.js')], {
     cwd: projectRoot(),
     env: {
@@ -54,6 +58,7 @@ export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Pr
       BILLING_PORT: String(billing),
       EVENTS_PORT: String(events),
       ...env,
+      INTERNAL_SECRET: internalSecret,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -86,6 +91,7 @@ export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Pr
     restUrl: `http://127.0.0.1:${rest}/api/v1`,
     gatewayUrl: `http://127.0.0.1:${gateway}/graphql`,
     ports: { rest, gateway, tickets, cv, billing, events },
+    internalSecret,
     output: () => output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);

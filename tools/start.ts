@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -125,6 +126,11 @@ function summary(config: Config, demo: DemoData | null): string {
 
 /** `npm start`: database created and migrated, catalogue seeded, every process started and ready. */
 async function main(): Promise<void> {
+  // Outside production the supervisor makes the stack's internal secret, so no two local stacks
+  // share one and a subgraph port opened by mistake answers nobody; production brings its own.
+  if (process.env.NODE_ENV !== 'production' && !process.env.INTERNAL_SECRET) {
+    process.env.INTERNAL_SECRET = randomBytes(32).toString('base64url');
+  }
   const config = loadConfig();
   const redis = await connectRedis(config.redisUrl, 'start');
   redis.disconnect();

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { internalCredentialHeaders } from '../../common/internal-credential';
 import { startSubgraph, type RunningSubgraph } from '../../common/subgraph';
 import { createTestDatabase, testConfig, type TestDatabase } from '../../test/support/database';
 import { billingSubgraph } from './billing.subgraph';
@@ -6,10 +7,13 @@ import { billingSubgraph } from './billing.subgraph';
 describe('the billing subgraph over HTTP', () => {
   let database: TestDatabase;
   let subgraph: RunningSubgraph;
+  let internalSecret: string;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    subgraph = await startSubgraph(billingSubgraph, testConfig(database));
+    const config = testConfig(database);
+    internalSecret = config.internalSecret;
+    subgraph = await startSubgraph(billingSubgraph, config);
   });
 
   afterAll(async () => {
@@ -20,7 +24,7 @@ describe('the billing subgraph over HTTP', () => {
   async function graphql(query: string, variables: Record<string, unknown> = {}) {
     const response = await fetch(`http://127.0.0.1:${subgraph.port}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...internalCredentialHeaders(internalSecret) },
       body: JSON.stringify({ query, variables }),
     });
     return (await response.json()) as {

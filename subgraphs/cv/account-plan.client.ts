@@ -1,6 +1,7 @@
 import type { Config } from '../../common/config';
 import { PlanClient } from '../../common/plan-client';
 import type { Redis } from '../../common/redis';
+import { SubgraphClient } from '../../common/subgraph-call';
 
 /** What the account's CV plan allows, as billing says; no plan allows what the free plan does not. */
 export interface AccountEntitlements {
@@ -14,7 +15,7 @@ export interface AccountEntitlements {
 /** An account's CV plan through the graph (see PlanClient), cached a minute. */
 export function accountPlanClient(config: Config, redis: Redis): PlanClient<AccountEntitlements> {
   return new PlanClient(
-    config.subgraphUrls.billing,
+    SubgraphClient.of(config, 'billing'),
     redis,
     { typename: 'Account', cacheKey: (id) => `${config.redisPrefix}cv:account-plan:${id}` },
     (plan) => ({

@@ -1,5 +1,6 @@
 import { FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { EntityManager } from '../../common/database';
+import { ForbiddenError } from '../../common/errors';
 import { AccountService } from './account.service';
 import { AccountType } from './account.type';
 import { CvAccess } from './cv-access';
@@ -21,6 +22,17 @@ export class AccountResolver {
       email: account.email,
       apiKey: { name: principal.keyName, prefix: principal.keyPrefix },
     };
+  }
+
+  /**
+   * An Account entity fetched by reference (`_entities`): only with that account's own key, so an
+   * entity fetch reveals no more than `me` does.
+   */
+  async reference(id: string): Promise<AccountType> {
+    const principal = await this.access.require();
+    if (String(principal.accountId) !== id)
+      throw new ForbiddenError('An API key reads only its own account.');
+    return this.me();
   }
 
   @FieldResolver(() => Int, { description: 'CVs the account holds; billing reports it as usage.cvs.' })

@@ -1,5 +1,5 @@
 import { cvMigrations } from '../../migrations/cv';
-import type { SubgraphDefinition } from '../../common/subgraph';
+import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
 import { PHOTO_BODY_LIMIT } from '../../common/graphql-server';
 import { languageOf } from '../../common/language';
 import { Account, AccountApiKey, Company } from './account.entity';
@@ -20,6 +20,10 @@ interface CvShared {
   close(): Promise<void>;
 }
 
+function accessOf(scope: RequestScope): CvAccess {
+  return new CvAccess(scope.headers['x-api-key'], scope.em, languageOf(scope.headers['accept-language']));
+}
+
 /** CVs: companies, accounts, templates and CVs live in the `cv` schema. */
 export const cvSubgraph: SubgraphDefinition = {
   name: 'cv',
@@ -29,6 +33,12 @@ export const cvSubgraph: SubgraphDefinition = {
     migrations: cvMigrations,
   },
   resolvers: [AccountResolver, TemplateResolver, CvResolver, CvExportResolver],
+  referenceResolvers: {
+    Account: {
+      __resolveReference: (reference: { id: string }, { scope }) =>
+        new AccountResolver(accessOf(scope), scope.em).reference(String(reference.id)),
+    },
+  },
   bodyLimit: PHOTO_BODY_LIMIT,
   // One Chromium for the process, launched at the first PDF (docs/ARCHITECTURE.md).
   startShared: ({ config, logger }) => {
@@ -41,7 +51,7 @@ export const cvSubgraph: SubgraphDefinition = {
   },
   createResolvers: (scope) => {
     const language = languageOf(scope.headers['accept-language']);
-    const access = new CvAccess(scope.headers['x-api-key'], scope.em, language);
+    const access = accessOf(scope);
     const plans = accountPlanClient(scope.config, scope.redis);
     const cvs = new CvService(scope.em, language);
     const exports = new CvExportService(

@@ -1,5 +1,5 @@
 import type { Config } from '../../common/config';
-import { callSubgraph } from '../../common/subgraph-call';
+import { SubgraphClient } from '../../common/subgraph-call';
 
 export interface MeteredDownload {
   allowed: boolean;
@@ -13,15 +13,14 @@ export interface MeteredDownload {
  * the gateway hides (`@inaccessible`) are served.
  */
 export class DownloadMeter {
-  constructor(private readonly billingUrl: string) {}
+  constructor(private readonly billing: SubgraphClient) {}
 
   static from(config: Config): DownloadMeter {
-    return new DownloadMeter(config.subgraphUrls.billing);
+    return new DownloadMeter(SubgraphClient.of(config, 'billing'));
   }
 
   async meter(accountId: number, requestId?: string): Promise<MeteredDownload> {
-    const data = await callSubgraph<{ meterCvDownload: MeteredDownload }>(
-      this.billingUrl,
+    const data = await this.billing.call<{ meterCvDownload: MeteredDownload }>(
       `metering an export of account ${accountId}`,
       'mutation Meter($id: ID!) { meterCvDownload(accountId: $id) { allowed downloads limit } }',
       { id: String(accountId) },
@@ -31,8 +30,7 @@ export class DownloadMeter {
   }
 
   async refund(accountId: number, requestId?: string): Promise<void> {
-    await callSubgraph(
-      this.billingUrl,
+    await this.billing.call(
       `giving back an export of account ${accountId}`,
       'mutation Refund($id: ID!) { refundCvDownload(accountId: $id) }',
       { id: String(accountId) },

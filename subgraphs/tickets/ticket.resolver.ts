@@ -80,6 +80,16 @@ export class TicketResolver {
     return toBranchType(await this.venueService.getBranch(principal.branchId));
   }
 
+  /**
+   * A Venue entity fetched by reference (`_entities`): a key sees its own venue only. The gateway
+   * reaches venues through a ticket's branch, so this answers direct entity fetches, typed.
+   */
+  async venueReference(id: string): Promise<VenueType> {
+    const principal = await this.access.require('tickets:read');
+    if (String(principal.venueId) !== id) throw new ForbiddenError('An API key reads only its own venue.');
+    return toVenueType(await this.venueService.get(principal.venueId));
+  }
+
   @Query(() => TicketType, {
     description: 'The branch’s ticket with this order id (its open one first). Needs tickets:read.',
   })

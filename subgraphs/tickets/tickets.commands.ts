@@ -1,3 +1,4 @@
+import { SubgraphClient } from '../../common/subgraph-call';
 import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
 import { SubscriptionService } from '../billing/subscription.service';
 import { TICKET_SCOPES } from './api-key.entity';
@@ -30,9 +31,11 @@ async function ticketPlan(context: CliContext, key: string): Promise<string> {
 async function subscribe(context: CliContext, venueId: number, plan: string): Promise<void> {
   await new SubscriptionService(await context.em('billing')).subscribe('venue', venueId, plan);
   const { config } = context;
-  await new VenuePlanClient(config.subgraphUrls.billing, await context.redis(), config.redisPrefix).forget(
-    venueId,
-  );
+  await new VenuePlanClient(
+    SubgraphClient.of(config, 'billing'),
+    await context.redis(),
+    config.redisPrefix,
+  ).forget(venueId);
 }
 
 const id = (flags: FlagValues, name: string) => flags[name] as number;

@@ -1,3 +1,4 @@
+import { SubgraphClient } from '../../common/subgraph-call';
 import { ticketsMigrations } from '../../migrations/tickets';
 import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
 import { AccessCache } from './access-cache';
@@ -17,7 +18,7 @@ import { languageOf } from '../../common/language';
 import { Venue } from './venue.entity';
 import { VenuePlanClient } from './venue-plan.client';
 import { VenueService } from './venue.service';
-import { toVenueType, VenueType } from './venue.type';
+import { VenueType } from './venue.type';
 
 function accessCacheOf(scope: RequestScope): AccessCache {
   if (!(scope.shared instanceof AccessCache))
@@ -34,7 +35,11 @@ function presentOptions(scope: RequestScope): PresentOptions {
 
 function ticketResolver(scope: RequestScope): TicketResolver {
   const apiKeys = new ApiKeyService(scope.em);
-  const plans = new VenuePlanClient(scope.config.subgraphUrls.billing, scope.redis, scope.config.redisPrefix);
+  const plans = new VenuePlanClient(
+    SubgraphClient.of(scope.config, 'billing'),
+    scope.redis,
+    scope.config.redisPrefix,
+  );
   return new TicketResolver(
     new TicketService(scope.em),
     new VenueService(scope.em),
@@ -83,10 +88,8 @@ export const ticketsSubgraph: SubgraphDefinition = {
         ticketResolver(scope).ticket(reference.id),
     },
     Venue: {
-      __resolveReference: async (reference: { id: string }, { scope }) => {
-        const venue = await scope.em.findOne(Venue, { id: Number(reference.id) });
-        return venue ? toVenueType(venue) : null;
-      },
+      __resolveReference: (reference: { id: string }, { scope }) =>
+        ticketResolver(scope).venueReference(String(reference.id)),
     },
   },
   subscriptionTypeDefs: TICKET_SUBSCRIPTIONS,

@@ -1,5 +1,6 @@
 import { PlanClient } from '../../common/plan-client';
 import type { Redis } from '../../common/redis';
+import type { SubgraphClient } from '../../common/subgraph-call';
 import { announceAccessChange } from './access-cache';
 
 /** What the venue's ticket plan allows, as billing says. */
@@ -18,13 +19,12 @@ export class VenuePlanClient {
   private readonly plans: PlanClient<VenueEntitlements>;
 
   constructor(
-    billingUrl: string,
+    billing: SubgraphClient,
     private readonly redis: Redis,
     private readonly redisPrefix: string,
-    timeoutMs = 5_000,
   ) {
     this.plans = new PlanClient(
-      billingUrl,
+      billing,
       redis,
       { typename: 'Venue', cacheKey: (id) => venuePlanCacheKey(redisPrefix, id) },
       (plan) => ({
@@ -32,7 +32,6 @@ export class VenuePlanClient {
         apiAccess: plan?.tickets?.apiAccess ?? false,
         sms: plan?.tickets?.sms ?? false,
       }),
-      timeoutMs,
     );
   }
 

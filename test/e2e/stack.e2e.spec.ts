@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { DEVELOPMENT_INTERNAL_SECRET } from '../../common/config';
+import { INTERNAL_CREDENTIAL_HEADER } from '../../common/internal-credential';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startStack, type RunningStack } from '../support/processes';
 
@@ -52,7 +54,12 @@ describe('the whole stack, as `npm start` runs it', () => {
     database = await createTestDatabase();
     // Start from nothing: the supervisor must create the database, migrate and seed it.
     await database.drop();
-    stack = await startStack({ DATABASE_URL: database.url, REDIS_PREFIX: `test:${database.name}:` });
+    // No INTERNAL_SECRET, as on a newcomer's machine: the supervisor makes one for its children.
+    stack = await startStack({
+      DATABASE_URL: database.url,
+      REDIS_PREFIX: `test:${database.name}:`,
+      INTERNAL_SECRET: '',
+    });
   }, 90_000);
 
   afterAll(async () => {
@@ -72,6 +79,22 @@ describe('the whole stack, as `npm start` runs it', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await response.json()).toEqual({ data: CV_PLANS });
+  });
+
+  it('closes the subgraphs to everyone but its own processes, with a secret it generated', async () => {
+    for (const port of [stack.ports.tickets, stack.ports.cv, stack.ports.billing]) {
+      for (const credential of [undefined, DEVELOPMENT_INTERNAL_SECRET]) {
+        const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(credential === undefined ? {} : { [INTERNAL_CREDENTIAL_HEADER]: credential }),
+          },
+          body: JSON.stringify({ query: '{ _service { sdl } }' }),
+        });
+        expect(response.status).toBe(401);
+      }
+    }
   });
 
   it('answers the same catalogue to GraphQL plans(product: CV) through the gateway', async () => {

@@ -89,6 +89,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 /** Config for in-process servers of one test file: its own database and Redis prefix, any free ports. */
+/** One internal secret per test run, so no test passes on the public development value. */
+const TEST_INTERNAL_SECRET = randomBytes(32).toString('base64url');
+
 export function testConfig(database: TestDatabase, env: NodeJS.ProcessEnv = {}): Config {
   return loadConfig({
     ...process.env,
@@ -102,6 +105,7 @@ export function testConfig(database: TestDatabase, env: NodeJS.ProcessEnv = {}):
     BILLING_PORT: '0',
     EVENTS_PORT: '0',
     SHUTDOWN_TIMEOUT_MS: '5000',
+    INTERNAL_SECRET: TEST_INTERNAL_SECRET,
     ...env,
   });
 }

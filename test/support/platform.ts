@@ -68,6 +68,7 @@ export function platformEnv(config: Config, extra: NodeJS.ProcessEnv = {}): Node
     GATEWAY_URL: config.gatewayUrl,
     PUBLIC_BASE_URL: config.publicBaseUrl,
     WEBHOOK_ALLOW_INSECURE: String(config.webhooks.allowInsecure),
+    INTERNAL_SECRET: config.internalSecret,
     ...extra,
   };
 }

@@ -1,3 +1,4 @@
+import { SubgraphClient } from '../../../common/subgraph-call';
 import type { Config } from '../../../common/config';
 import type { MikroORM } from '../../../common/database';
 import { JsonHttpClient } from '../../../common/json-http';
@@ -70,7 +71,7 @@ export class SmsWorker extends DeliveryRowWorker {
   ) {
     super(SMS_ROWS, CONCURRENCY, orm, queues, logger);
     this.driver = config.sms.driver === 'http' ? httpDriver(config) : logDriver(logger);
-    this.plans = new VenuePlanClient(config.subgraphUrls.billing, redis, config.redisPrefix);
+    this.plans = new VenuePlanClient(SubgraphClient.of(config, 'billing'), redis, config.redisPrefix);
   }
 
   /** After the queue has let its in-flight jobs finish. */
