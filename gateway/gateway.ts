@@ -9,7 +9,11 @@ import { createLogger } from '../common/logger';
 import { SUPERGRAPH_FILE } from '../common/paths';
 import { stopOnce, type Running } from '../common/process';
 import { connectRedis } from '../common/redis';
+import type { Request } from 'express';
 import type { GraphQLSchema } from 'graphql';
+import { CvAccountIdentity, RateBudgets, ratePolicies } from '../common/rate-budget';
+import { errorStatusPlugin } from './error-status.plugin';
+import { GatewayRateLimits } from './rate-limit';
 import type { RunQuery } from './live/live-hub';
 import { startLiveServer, type RunningLiveServer } from './live/live-server';
 import { subgraphFetcher } from './subgraph-fetcher';
@@ -21,6 +25,16 @@ import {
 
 export interface RunningGateway extends Running {
   port: number;
+}
+
+/** The headers of a client request that the subgraphs are given. */
+function forwardedHeaders(req: Request): GatewayContext['headers'] {
+  const headers: GatewayContext['headers'] = {};
+  for (const name of FORWARDED_HEADERS) {
+    const value = req.headers[name];
+    headers[name] = Array.isArray(value) ? value[0] : value;
+  }
+  return headers;
 }
 
 function isSubgraphName(name: string): name is SubgraphName {
@@ -49,12 +63,27 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));
-  const apollo = new ApolloServer<GatewayContext>({ gateway, ...platformApolloOptions(logger) });
+  const limits = new GatewayRateLimits({
+    budgets: new RateBudgets(redis, config.redisPrefix, logger),
+    policies: ratePolicies(config),
+    accounts: new CvAccountIdentity(redis, config.redisPrefix),
+    runQuery: (...args) => runQuery(...args),
+    internalSecret: config.internalSecret,
+    logger,
+  });
+  const apollo = new ApolloServer<GatewayContext>({
+    gateway,
+    ...platformApolloOptions(logger),
+    plugins: [limits.plugin(), errorStatusPlugin()],
+  });
   await apollo.start();
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');
 
-  const runQuery: RunQuery = async (query, variables, headers) => {
-    const response = await apollo.executeOperation({ query, variables }, { contextValue: { headers } });
+  const runQuery: RunQuery = async (query, variables, headers, client) => {
+    const response = await apollo.executeOperation(
+      { query, variables },
+      { contextValue: { headers, client } },
+    );
     if (response.body.kind !== 'single') throw new Error('the gateway answered in increments');
     return response.body.singleResult;
   };
@@ -66,17 +95,15 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     redis,
     health: () => ({ subscribers: live.server?.hub.subscribers ?? 0 }),
   });
+  service.app.use('/graphql', limits.httpMiddleware(forwardedHeaders));
   mountGraphQL(
     service,
     apollo,
-    ({ req }) => {
-      const headers: GatewayContext['headers'] = {};
-      for (const name of FORWARDED_HEADERS) {
-        const value = req.headers[name];
-        headers[name] = Array.isArray(value) ? value[0] : value;
-      }
-      return Promise.resolve({ headers });
-    },
+    ({ req, res }) =>
+      Promise.resolve({
+        headers: forwardedHeaders(req),
+        client: GatewayRateLimits.countedByThePlatform(res.locals) ? undefined : { address: req.ip },
+      }),
     PHOTO_BODY_LIMIT,
   );
   const port = await service.listen(config.ports.gateway, config.listenHost);
@@ -84,6 +111,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     server: service.httpServer,
     apiSchema,
     runQuery,
+    limits,
     redis,
     config,
     logger,

@@ -14,6 +14,11 @@ export const FORWARDED_HEADERS = [
 
 export interface GatewayContext {
   headers: Record<string, string | undefined>;
+  /**
+   * Present when the operation comes from a client through this gateway's own door (HTTP or
+   * graphql-ws) and counts against its budgets; absent for the platform's own operations.
+   */
+  client?: { address: string | undefined };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
+import { internalCredentialHeaders } from '../common/internal-credential';
 import { JsonHttpClient, type JsonHttpAnswer } from '../common/json-http';
 import { REQUEST_ID_HEADER } from '../common/request-context';
 
@@ -39,9 +40,15 @@ export function operation<TData, TVariables extends Record<string, unknown> = Re
 
 export class GraphClient {
   private readonly http: JsonHttpClient;
+  private readonly platformHeaders: Record<string, string>;
 
-  constructor(gatewayUrl: string, timeoutMs: number) {
+  /**
+   * Every route counts its request against the caller's budget before it runs, so each operation
+   * it sends carries the platform's credential: the gateway does not count it a second time.
+   */
+  constructor(gatewayUrl: string, timeoutMs: number, internalSecret: string) {
     this.http = new JsonHttpClient(gatewayUrl, timeoutMs);
+    this.platformHeaders = internalCredentialHeaders(internalSecret);
   }
 
   close(): void {
@@ -54,7 +61,7 @@ export class GraphClient {
     req: Request,
     overrides: Record<string, string> = {},
   ): Promise<TData> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...this.platformHeaders };
     for (const name of PASSED_HEADERS) {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;

@@ -1,14 +1,14 @@
-import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import { countInWindow } from '../common/rate-window';
-import type { Config } from '../common/config';
-import type { Redis } from '../common/redis';
+import {
+  addressIdentity,
+  rateLimitHeaders,
+  refusalOf,
+  ticketKeyIdentity,
+  type RateBudgets,
+  type RatePolicy,
+} from '../common/rate-budget';
 
 export interface RateLimitOptions {
-  /** Names the policy in the headers and the Redis keys. */
-  name: string;
-  quota: number;
-  windowSeconds: number;
   /** Who is counted: the credential when there is one, else the client address. */
   identify(req: Request): string | Promise<string>;
   /** The refusal, when it must travel to a router's own error handler instead of the default body. */
@@ -17,57 +17,45 @@ export interface RateLimitOptions {
 
 /** Who sent a request when no credential says: its client address. */
 export function byAddress(req: Request): string {
-  return `ip:${req.ip ?? 'unknown'}`;
+  return addressIdentity(req.ip);
 }
 
+/** A ticket key's budget identity, or the client address when the request carries none. */
 export function credentialOf(header: string | undefined, req: Request): string {
-  if (header !== undefined && header !== '')
-    return `key:${createHash('sha256').update(header).digest('hex')}`;
-  return byAddress(req);
+  return header !== undefined && header !== '' ? ticketKeyIdentity(header) : byAddress(req);
 }
 
 /**
- * Fixed-window counter in Redis, shared by every replica. Every response carries the IETF
- * httpapi draft headers (`RateLimit-Policy`, `RateLimit`); past the quota the answer is 429
- * with `Retry-After`.
+ * Counts each request against one of the platform's budgets (common/rate-budget.ts), the same
+ * Redis count the gateway adds to for GraphQL. Every response carries the IETF httpapi draft
+ * headers (`RateLimit-Policy`, `RateLimit`); past the quota the answer is 429 with `Retry-After`.
+ * The adapter then marks the operations it sends as counted, so the gateway does not count them again.
  */
-export function rateLimit(redis: Redis, redisPrefix: string, options: RateLimitOptions): RequestHandler {
-  const policy = `"${options.name}";q=${options.quota};w=${options.windowSeconds}`;
+export function rateLimit(
+  budgets: RateBudgets,
+  policy: RatePolicy,
+  options: RateLimitOptions,
+): RequestHandler {
   return (req, res, next) => {
     Promise.resolve(options.identify(req))
-      .then((who) =>
-        countInWindow(redis, `${redisPrefix}ratelimit:${options.name}:${who}`, options.windowSeconds),
-      )
+      .then((who) => budgets.take(policy, who))
       .then(
-        ({ count, ttl }) => {
-          const remaining = Math.max(0, options.quota - count);
-          res.setHeader('RateLimit-Policy', policy);
-          res.setHeader('RateLimit', `"${options.name}";r=${remaining};t=${ttl}`);
-          if (count <= options.quota) {
+        (decision) => {
+          const headers = rateLimitHeaders([decision]);
+          // A request counted by two budgets (the page's writes) reports both.
+          for (const [name, value] of Object.entries(headers)) {
+            const earlier = name === 'Retry-After' ? undefined : res.getHeader(name);
+            res.setHeader(name, earlier === undefined ? value : `${String(earlier)}, ${value}`);
+          }
+          if (refusalOf([decision]) === undefined) {
             next();
             return;
           }
-          res.setHeader('Retry-After', String(ttl));
-          if (options.refusal !== undefined) next(options.refusal(req, ttl));
+          const retryAfter = Number(headers['Retry-After']);
+          if (options.refusal !== undefined) next(options.refusal(req, retryAfter));
           else res.status(429).json({ message: 'Too Many Attempts.' });
         },
         (error: unknown) => next(error),
       );
   };
-}
-
-/**
- * The public pages' one budget per client address (the ticket page, CV share pages, template
- * previews): `PUBLIC_RATE_LIMIT` requests a minute over all of them together.
- */
-export function publicRateLimit(
-  redis: Redis,
-  config: Pick<Config, 'redisPrefix' | 'publicRateLimit'>,
-): RequestHandler {
-  return rateLimit(redis, config.redisPrefix, {
-    name: 'public',
-    quota: config.publicRateLimit,
-    windowSeconds: 60,
-    identify: byAddress,
-  });
 }

@@ -8,8 +8,9 @@ import { connectRedis } from '../common/redis';
 import { GraphClient } from './graph-client';
 import { errorHandler, unknownRoute } from './http-errors';
 import { plansRoutes } from './plans/plans.routes';
-import { credentialOf, publicRateLimit, rateLimit } from './rate-limit';
-import { CV_PATHS, cvErrorHandler, cvRoutes } from './cv/cv.routes';
+import { CvAccountIdentity, RateBudgets, ratePolicies } from '../common/rate-budget';
+import { byAddress, credentialOf, rateLimit } from './rate-limit';
+import { CV_PATHS, cvErrorHandler, cvRateLimitRefusal, cvRoutes } from './cv/cv.routes';
 import { cvPagesRoutes } from './public/cv-pages.routes';
 import { ticketPageRoutes } from './public/ticket-page.routes';
 import { ticketsRoutes } from './tickets/tickets.routes';
@@ -25,7 +26,10 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const logger = createLogger({ service: 'rest-adapter', level: config.logLevel });
   const pool = createProbePool(config.databaseUrl);
   const redis = await connectRedis(config.redisUrl, 'rest-adapter');
-  const graph = new GraphClient(config.gatewayUrl, config.upstreamTimeoutMs);
+  const graph = new GraphClient(config.gatewayUrl, config.upstreamTimeoutMs, config.internalSecret);
+  const budgets = new RateBudgets(redis, config.redisPrefix, logger);
+  const policies = ratePolicies(config);
+  const perAddress = rateLimit(budgets, policies.public, { identify: byAddress });
 
   const service = HttpService.forPlatform(config, 'rest-adapter', logger, {
     postgres: () => pool.query('select 1'),
@@ -36,27 +40,34 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   api.use(express.json({ limit: '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
   // A body the parser refuses on a CV path is answered in the CV document's error shape.
   api.use(CV_PATHS, cvErrorHandler(logger));
-  api.use(plansRoutes(graph));
+  // The catalogue needs no key: it is counted per client address, as on the gateway. Its own
+  // failures answer in the CV document's error shape, the document it belongs to; a body the
+  // parser refused before it does not reach this router's handler.
+  const plans = express.Router();
+  plans.use(
+    '/plans',
+    rateLimit(budgets, policies.public, { identify: byAddress, refusal: cvRateLimitRefusal }),
+  );
+  plans.use(plansRoutes(graph));
+  plans.use('/plans', cvErrorHandler(logger));
+  api.use(plans);
   // ticket-calling-api.md: 120 requests a minute per key, over every one of its endpoints.
-  const perTicketKey = rateLimit(redis, config.redisPrefix, {
-    name: 'tickets',
-    quota: config.ticketsRateLimit,
-    windowSeconds: 60,
+  const perTicketKey = rateLimit(budgets, policies.tickets, {
     identify: (req) => credentialOf(req.get('authorization'), req),
   });
   api.use(['/tickets', '/openapi.json'], perTicketKey);
   api.use(ticketsRoutes(graph, config.publicBaseUrl));
   api.use(
     cvRoutes(graph, logger, {
-      redis,
-      redisPrefix: config.redisPrefix,
-      rateLimit: config.cvRateLimit,
+      budgets,
+      policy: policies.cv,
+      accounts: new CvAccountIdentity(redis, config.redisPrefix),
       publicBaseUrl: config.publicBaseUrl,
     }),
   );
   service.app.use(API_PREFIX, api);
-  service.app.use(['/t', '/cv', '/templates'], publicRateLimit(redis, config));
-  service.app.use(ticketPageRoutes(graph, config, redis));
+  service.app.use(['/t', '/cv', '/templates'], perAddress);
+  service.app.use(ticketPageRoutes(graph, config, budgets, policies.publicWrites));
   service.app.use(cvPagesRoutes(graph));
   service.app.use(unknownRoute);
   service.app.use(errorHandler(logger));

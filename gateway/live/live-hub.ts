@@ -20,6 +20,7 @@ export type RunQuery = (
   query: string,
   variables: Record<string, unknown>,
   headers: GatewayContext['headers'],
+  client?: GatewayContext['client'],
 ) => Promise<FormattedExecutionResult>;
 
 export interface LiveSubscription {

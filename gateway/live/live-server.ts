@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import proxyAddr from 'proxy-addr';
 import {
   buildSchema,
   createSourceEventStream,
@@ -24,7 +25,9 @@ import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
 import { accessChannel } from '../../subgraphs/tickets/access-cache';
 import { liveEventsChannel, type LiveEvent } from '../../subgraphs/tickets/events/live-event';
+import { refusalOf } from '../../common/rate-budget';
 import type { GatewayContext } from '../header-forwarding.data-source';
+import { rateLimitedError, type GatewayRateLimits } from '../rate-limit';
 import { LiveHub, type LiveReader, type RunQuery } from './live-hub';
 import { livePlanOf, type LivePlan } from './live-plan';
 
@@ -56,6 +59,8 @@ const MAX_MESSAGE_BYTES = 64 * 1024;
 interface Connection {
   socket: WebSocket;
   language: TextLanguage;
+  /** The client's address, by the same proxy rule as HTTP requests; its budget without a key. */
+  address: string | undefined;
   authorization?: string;
   branchId?: number;
 }
@@ -81,11 +86,13 @@ export async function startLiveServer(options: {
   server: Server;
   apiSchema: GraphQLSchema;
   runQuery: RunQuery;
+  /** Each operation sent over a socket counts against the connection's budget, as over HTTP. */
+  limits: GatewayRateLimits;
   redis: Redis;
   config: Config;
   logger: Logger;
 }): Promise<RunningLiveServer> {
-  const { runQuery, logger, config } = options;
+  const { runQuery, limits, logger, config } = options;
   const schema = buildSchema(printSchema(options.apiSchema));
   const hub = new LiveHub(schema, runQuery, logger);
   const connections = new WeakMap<
@@ -182,26 +189,44 @@ export async function startLiveServer(options: {
     path: '/graphql',
     maxPayload: MAX_MESSAGE_BYTES,
   });
+  /** A document once parsed, or the syntax error a client is answered with, not a closed socket. */
+  const documentOf = (text: string): DocumentNode | GraphQLError => {
+    let document = documents.get(text);
+    if (document === undefined) {
+      try {
+        document = parse(text);
+      } catch (error) {
+        return error instanceof GraphQLError ? error : new GraphQLError(String(error));
+      }
+      if (documents.size >= DOCUMENTS_MAX) documents.clear();
+      documents.set(text, document);
+    }
+    return document;
+  };
+
   const disposable = useServer<Record<string, unknown>>(
     {
       schema,
-      parse: (source) => {
-        const text = typeof source === 'string' ? source : source.body;
-        let document = documents.get(text);
-        if (document === undefined) {
-          document = parse(source);
-          if (documents.size >= DOCUMENTS_MAX) documents.clear();
-          documents.set(text, document);
-        }
-        return document;
-      },
-      validate: (against, document) => {
+      // Counted first, so a flood of operations costs no parsing; refused ones get an error
+      // result for that operation and the socket stays open.
+      onSubscribe: async (ctx, _id, payload) => {
+        const connection = connectionOf(ctx);
+        const decisions = await limits.take(headersOf(connection), connection.address);
+        if (refusalOf(decisions) !== undefined) return [rateLimitedError(decisions, connection.language)];
+        const document = documentOf(payload.query);
+        if (document instanceof GraphQLError) return [document];
         let errors = validated.get(document);
         if (errors === undefined) {
-          errors = validate(against, document);
+          errors = validate(schema, document);
           validated.set(document, errors);
         }
-        return errors;
+        if (errors.length > 0) return errors;
+        return {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+        };
       },
       context: (ctx, id, payload): LiveContext => ({ connection: connectionOf(ctx), id, payload }),
       onConnect: async (ctx) => {
@@ -209,6 +234,7 @@ export async function startLiveServer(options: {
         const connection: Connection = {
           socket: ctx.extra.socket,
           language: languageOf(stringOr(params['accept-language'])),
+          address: clientAddress(ctx.extra.request),
         };
         const authorization = stringOr(params.authorization);
         if (authorization !== undefined) {
@@ -235,9 +261,9 @@ export async function startLiveServer(options: {
         createSourceEventStream(args) as Promise<AsyncIterable<ExecutionResult> | ExecutionResult>,
       execute: (args) => {
         const { connection, payload } = args.contextValue as LiveContext;
-        return runQuery(payload.query, payload.variables ?? {}, headersOf(connection)) as Promise<
-          ExecutionResult | FormattedExecutionResult
-        > as Promise<ExecutionResult>;
+        return runQuery(payload.query, payload.variables ?? {}, headersOf(connection), {
+          address: connection.address,
+        }) as Promise<ExecutionResult | FormattedExecutionResult> as Promise<ExecutionResult>;
       },
       // Results of queries over the socket come from Apollo already in their wire form.
       onNext: (_ctx, _id, _payload, _args, result) => result,
@@ -296,6 +322,13 @@ export async function startLiveServer(options: {
       subscriber.disconnect();
     },
   };
+}
+
+/** Express's `trust proxy: loopback` rule, for the upgrade request that opened a socket. */
+const TRUSTED_PROXY = proxyAddr.compile('loopback');
+
+function clientAddress(request: IncomingMessage): string | undefined {
+  return proxyAddr(request, TRUSTED_PROXY);
 }
 
 function lowerCaseKeys(params: Record<string, unknown> | undefined | null): Record<string, unknown> {

@@ -324,6 +324,8 @@ const REQUEST_IDS = [
 // The limiter answers for every CV path before its route runs, refusals included.
 const LIMITED = { ...rateLimitHeaders('"cv";q=60;w=60', true), ...requestIdHeader(true) };
 const { ok, error } = responses(LIMITED, 'Error');
+/** GET /plans needs no key: it is counted per client address. */
+const PUBLIC_LIMITED = { ...rateLimitHeaders('"public";q=300;w=60', true), ...requestIdHeader(true) };
 
 /** cv-api.md wraps every success body: {"data": …}. */
 const data = (schemaRef: object) => ({
@@ -664,16 +666,22 @@ export function cvOpenApi(publicBaseUrl: string): Record<string, unknown> {
         get: {
           operationId: 'listPlans',
           summary: 'The public CV plan catalogue',
-          description: 'Needs no key and is not counted against any account. null limits mean unlimited.',
+          description:
+            'Needs no key and is not counted against any account: it counts against the client address’s public budget, like every request without a credential. null limits mean unlimited.',
           security: [],
           parameters: [ifNoneMatch],
           responses: {
             '200': {
               description: 'The plans, in selling order',
-              headers: { ...requestIdHeader(true), ...cacheHeaders('public, max-age=3600') },
+              headers: { ...PUBLIC_LIMITED, ...cacheHeaders('public, max-age=3600') },
               ...json(data({ type: 'array', items: ref('Plan') })),
             },
-            '304': notModified({ ...requestIdHeader(true), ...cacheHeaders('public, max-age=3600') }),
+            '304': notModified({ ...PUBLIC_LIMITED, ...cacheHeaders('public, max-age=3600') }),
+            '429': {
+              description: 'Too many requests without a credential from this client address.',
+              headers: { ...PUBLIC_LIMITED, 'Retry-After': { ...retryAfter['Retry-After'], required: true } },
+              ...json(ref('Error')),
+            },
           },
         },
       },

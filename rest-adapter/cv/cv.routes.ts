@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
 import { camelKeys } from '../../common/case';
 import { RateLimitedError, ValidationError, type FieldErrors } from '../../common/errors';
 import { languageOf } from '../../common/language';
 import type { Logger } from '../../common/logger';
-import type { Redis } from '../../common/redis';
+import type { CvAccountIdentity, RateBudgets, RatePolicy } from '../../common/rate-budget';
 import { fieldErrorsOf } from '../../common/validation';
 import { cvUpdateRequest, normalizeStrings } from '../../subgraphs/cv/cv.payload';
 import { PHOTO_MAX_BYTES } from '../../subgraphs/cv/photo';
@@ -41,10 +40,10 @@ import { setCvDocumentHeaders } from '../public/cv-pages.routes';
 import { cvOpenApi } from './cv.openapi';
 
 export interface CvRoutesOptions {
-  redis: Redis;
-  redisPrefix: string;
+  budgets: RateBudgets;
   /** cv-api.md: 60 requests a minute per account. */
-  rateLimit: number;
+  policy: RatePolicy;
+  accounts: CvAccountIdentity;
   /** Where clients reach the platform; the OpenAPI document's server is under it. */
   publicBaseUrl: string;
 }
@@ -90,32 +89,24 @@ const TEMPLATE_CACHE = 'private, max-age=300';
 
 const TOO_MANY = { en: 'Too Many Attempts.', ar: 'محاولات كثيرة جداً. أعد المحاولة لاحقاً.' } as const;
 
+/** A refusal of the CV document's limits, in its error shape and the asked language. */
+export function cvRateLimitRefusal(req: Request, retryAfterSeconds: number): Error {
+  return new RateLimitedError(retryAfterSeconds, TOO_MANY[languageOf(req.get('accept-language'))]);
+}
+
 /**
- * The limit is the account's, not the key's: two keys of one account share it. Which account a
- * key speaks for is asked of the graph once and remembered five minutes; a key the graph refuses
- * is counted by its own hash (and answered 401 by the route).
+ * The limit is the account's, not the key's: two keys of one account share it, here and on the
+ * gateway (CvAccountIdentity); a key the graph refuses is counted by its own hash (and answered
+ * 401 by the route).
  */
 function accountLimiter(graph: GraphClient, options: CvRoutesOptions): RequestHandler {
-  return rateLimit(options.redis, options.redisPrefix, {
-    name: 'cv',
-    quota: options.rateLimit,
-    windowSeconds: 60,
-    identify: async (req) => {
+  return rateLimit(options.budgets, options.policy, {
+    identify: (req) => {
       const key = req.get('x-api-key')?.trim();
       if (!key) return byAddress(req);
-      const hash = createHash('sha256').update(key).digest('hex');
-      const cacheKey = `${options.redisPrefix}cv:key-account:${hash}`;
-      const cached = await options.redis.get(cacheKey);
-      if (cached !== null) return cached;
-      const who = await graph.execute(CV_AUTH, {}, req).then(
-        ({ me }) => `account:${me.id}`,
-        () => `key:${hash}`,
-      );
-      await options.redis.set(cacheKey, who, 'EX', who.startsWith('account:') ? 300 : 60);
-      return who;
+      return options.accounts.of(key, () => graph.execute(CV_AUTH, {}, req).then(({ me }) => me.id));
     },
-    refusal: (req, retryAfter) =>
-      new RateLimitedError(retryAfter, TOO_MANY[languageOf(req.get('accept-language'))]),
+    refusal: cvRateLimitRefusal,
   });
 }
 

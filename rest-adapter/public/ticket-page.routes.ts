@@ -7,7 +7,7 @@ import QRCode from 'qrcode';
 import type { Config } from '../../common/config';
 import type { TextLanguage } from '../../common/language';
 import { projectRoot } from '../../common/paths';
-import type { Redis } from '../../common/redis';
+import type { RateBudgets, RatePolicy } from '../../common/rate-budget';
 import { GraphOperationError, operation, type GraphClient } from '../graph-client';
 import { byAddress, rateLimit } from '../rate-limit';
 import { notFoundPage, ticketPage, type PageAssets, type PageTicket } from './ticket-page.html';
@@ -56,9 +56,6 @@ const SUBMIT_FEEDBACK = operation<
     submitTicketFeedback(token: $token, rating: $rating, comment: $comment) { rating comment createdAt }
   }`,
 );
-
-/** The page's own writes per client address and minute: a customer taps a handful of times. */
-export const PUBLIC_WRITE_RATE_LIMIT = 30;
 
 const TICKET_EXISTS = operation<{ ticketByToken: { number: string } | null }, { token: string }>(
   'TicketQr',
@@ -157,7 +154,12 @@ function sendAsset(req: Request, res: Response, asset: Asset): void {
  * The public edge of ticket calling: the customer's page at `public_url` and the QR images at
  * `qr_url`, both addressed by the ticket's token and read from the graph like every REST route.
  */
-export function ticketPageRoutes(graph: GraphClient, config: Config, redis: Redis): Router {
+export function ticketPageRoutes(
+  graph: GraphClient,
+  config: Config,
+  budgets: RateBudgets,
+  writesPolicy: RatePolicy,
+): Router {
   const router = express.Router();
   const { files, page } = loadAssets();
   const serviceWorkerBody = readFileSync(join(projectRoot(), 'rest-adapter', 'public', 'assets', 'sw.js'));
@@ -212,13 +214,10 @@ export function ticketPageRoutes(graph: GraphClient, config: Config, redis: Redi
 
   // The page's writes: small JSON bodies, their own tighter limit per client address.
   const writes = express.Router({ mergeParams: true });
+  const writeLimit = rateLimit(budgets, writesPolicy, { identify: byAddress });
   writes.use(
-    rateLimit(redis, config.redisPrefix, {
-      name: 'public-writes',
-      quota: PUBLIC_WRITE_RATE_LIMIT,
-      windowSeconds: 60,
-      identify: byAddress,
-    }),
+    // Mounted under /t/:token, this router also sees the page's reads (QR images): only writes count.
+    (req, res, next) => (req.method === 'POST' ? writeLimit(req, res, next) : next()),
     express.json({ limit: '8kb', strict: false }),
   );
   const body = (req: Request): Record<string, unknown> =>

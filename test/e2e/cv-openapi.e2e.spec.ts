@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import type { Router } from 'express';
 import sharp from 'sharp';
 import { createLogger } from '../../common/logger';
-import type { Redis } from '../../common/redis';
+import { ratePolicies, type CvAccountIdentity, type RateBudgets } from '../../common/rate-budget';
 import { cvRoutes } from '../../rest-adapter/cv/cv.routes';
 import type { GraphClient } from '../../rest-adapter/graph-client';
 import { plansRoutes } from '../../rest-adapter/plans/plans.routes';
@@ -163,9 +163,9 @@ describe('GET /cv/openapi.json: the CV API described in OpenAPI 3.1, checked aga
     const served = [
       ...routesOf(
         cvRoutes({} as GraphClient, createLogger({ service: 'test', level: 'silent' }), {
-          redis: {} as Redis,
-          redisPrefix: 'unused:',
-          rateLimit: 60,
+          budgets: {} as RateBudgets,
+          policy: ratePolicies(platform.config).cv,
+          accounts: {} as CvAccountIdentity,
           publicBaseUrl: PUBLIC_BASE_URL,
         }),
       ),
@@ -180,7 +180,7 @@ describe('GET /cv/openapi.json: the CV API described in OpenAPI 3.1, checked aga
       for (const [method, operation] of Object.entries(item)) {
         const statuses = Object.keys(operation.responses);
         if (path === '/plans') {
-          expect(statuses).toEqual(['200', '304']);
+          expect(statuses).toEqual(['200', '304', '429']);
           continue;
         }
         expect([method, path, statuses]).toEqual([method, path, expect.arrayContaining(['401', '429'])]);

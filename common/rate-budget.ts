@@ -1,0 +1,202 @@
+import { createHash } from 'node:crypto';
+import type { Config } from './config';
+import type { TextLanguage } from './language';
+import type { Logger } from './logger';
+import { countInWindow } from './rate-window';
+import type { Redis } from './redis';
+
+/**
+ * One budget of the platform: how many requests a minute one credential (or one client address)
+ * may make, whichever door it comes through. The count lives in Redis under the budget's name and
+ * the credential's identity, so the REST adapter, the gateway's HTTP `/graphql` and its graphql-ws
+ * operations all add to the same number.
+ */
+export interface RatePolicy {
+  name: 'tickets' | 'cv' | 'public' | 'public-writes';
+  quota: number;
+  windowSeconds: number;
+}
+
+/**
+ * The page's writes (alerts, SMS opt-in, push, feedback) per client address and minute, on top of
+ * the public budget: a customer taps a handful of times.
+ */
+export const PUBLIC_WRITE_RATE_LIMIT = 30;
+
+/** Every budget, from the configuration: the documents' limits unless an operator raised them. */
+export function ratePolicies(
+  config: Pick<Config, 'ticketsRateLimit' | 'cvRateLimit' | 'publicRateLimit'>,
+): Record<'tickets' | 'cv' | 'public' | 'publicWrites', RatePolicy> {
+  return {
+    // ticket-calling-api.md: 120 requests a minute per key, over every endpoint.
+    tickets: { name: 'tickets', quota: config.ticketsRateLimit, windowSeconds: 60 },
+    // cv-api.md: 60 requests a minute per account, whichever of its keys is used.
+    cv: { name: 'cv', quota: config.cvRateLimit, windowSeconds: 60 },
+    // Requests without a credential (pages, QR images, token-addressed operations, the catalogue).
+    public: { name: 'public', quota: config.publicRateLimit, windowSeconds: 60 },
+    publicWrites: { name: 'public-writes', quota: PUBLIC_WRITE_RATE_LIMIT, windowSeconds: 60 },
+  };
+}
+
+/** A ticket key is counted by the SHA-256 of the header that carries it, never by the key itself. */
+export function ticketKeyIdentity(authorization: string): string {
+  return `key:${createHash('sha256').update(authorization).digest('hex')}`;
+}
+
+/** A caller without a credential is counted by its client address. */
+export function addressIdentity(address: string | undefined): string {
+  return `ip:${address ?? 'unknown'}`;
+}
+
+/** The outcome of counting one request against one budget. */
+export interface RateDecision {
+  policy: RatePolicy;
+  allowed: boolean;
+  /** Left in this window; undefined when the count could not be read (Redis away: fail open). */
+  remaining?: number;
+  /** Seconds until the window resets. */
+  resetSeconds?: number;
+}
+
+/** How long a request waits for its count before it is let through uncounted. */
+const COUNT_TIMEOUT_MS = 250;
+/** At most one warning in this many milliseconds while Redis is away, not one per request. */
+const WARN_EVERY_MS = 10_000;
+
+/**
+ * Counts requests against budgets. When Redis cannot be reached the request is let through
+ * (fail open) with a warning in the log: the limits protect the platform from one caller's
+ * excess, and refusing every caller while Redis is away would turn a cache outage into a full one.
+ */
+export class RateBudgets {
+  private lastWarning = 0;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly redisPrefix: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async take(policy: RatePolicy, who: string): Promise<RateDecision> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const { count, ttl } = await Promise.race([
+        countInWindow(this.redis, `${this.redisPrefix}ratelimit:${policy.name}:${who}`, policy.windowSeconds),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no count within ${COUNT_TIMEOUT_MS} ms`)),
+            COUNT_TIMEOUT_MS,
+          );
+        }),
+      ]);
+      return {
+        policy,
+        allowed: count <= policy.quota,
+        remaining: Math.max(0, policy.quota - count),
+        resetSeconds: ttl,
+      };
+    } catch (error) {
+      this.warnFailOpen(error);
+      return { policy, allowed: true };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Counts against every budget given; refused when any is over. */
+  async takeAll(budgets: readonly { policy: RatePolicy; who: string }[]): Promise<RateDecision[]> {
+    return Promise.all(budgets.map(({ policy, who }) => this.take(policy, who)));
+  }
+
+  private warnFailOpen(error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastWarning < WARN_EVERY_MS) return;
+    this.lastWarning = now;
+    this.logger.warn(
+      { err: error },
+      'rate limits are not enforced: their counts in Redis cannot be reached (failing open)',
+    );
+  }
+}
+
+/** The first refusal among decisions, if any. */
+export function refusalOf(decisions: readonly RateDecision[]): RateDecision | undefined {
+  return decisions.find((decision) => !decision.allowed);
+}
+
+/**
+ * The IETF httpapi rate-limit headers for the budgets a request was counted against, and
+ * `Retry-After` when one of them refused it.
+ */
+export function rateLimitHeaders(decisions: readonly RateDecision[]): Record<string, string> {
+  if (decisions.length === 0) return {};
+  const headers: Record<string, string> = {
+    'RateLimit-Policy': decisions
+      .map(({ policy }) => `"${policy.name}";q=${policy.quota};w=${policy.windowSeconds}`)
+      .join(', '),
+  };
+  const counted = decisions.filter((d) => d.remaining !== undefined);
+  if (counted.length > 0) {
+    headers.RateLimit = counted
+      .map((d) => `"${d.policy.name}";r=${d.remaining};t=${d.resetSeconds}`)
+      .join(', ');
+  }
+  const refused = refusalOf(decisions);
+  if (refused !== undefined)
+    headers['Retry-After'] = String(refused.resetSeconds ?? refused.policy.windowSeconds);
+  return headers;
+}
+
+const COUNTED_PER: Record<RatePolicy['name'], Record<TextLanguage, string>> = {
+  tickets: { en: 'key', ar: 'مفتاح' },
+  cv: { en: 'account', ar: 'حساب' },
+  public: { en: 'client address', ar: 'عنوان' },
+  'public-writes': { en: 'client address for writes', ar: 'عنوان للكتابة' },
+};
+
+/** The message of a refusal on the graph: which limit, and when to come back. */
+export function refusalMessage(decision: RateDecision, language: TextLanguage): string {
+  const { policy } = decision;
+  const wait = decision.resetSeconds ?? policy.windowSeconds;
+  const per = COUNTED_PER[policy.name][language];
+  return language === 'ar'
+    ? `طلبات كثيرة جداً: الحد ${policy.quota} طلباً في الدقيقة لكل ${per}. أعد المحاولة بعد ${wait} ثانية.`
+    : `Too many requests: the limit is ${policy.quota} a minute per ${per}. Retry in ${wait} seconds.`;
+}
+
+/** Entries the process keeps of which account a CV key speaks for. */
+const ACCOUNT_MEMORY_MAX = 10_000;
+const ACCOUNT_MEMORY_MS = 60_000;
+
+/**
+ * Which account a CV key speaks for, as the budget's identity: every key of an account shares the
+ * account's count. The answer is asked of the graph once and kept in Redis (five minutes; a key the
+ * graph refuses is counted by its own hash for one minute) so every replica of both doors names
+ * the same counter, and briefly in the process so a busy key costs no lookup per request.
+ */
+export class CvAccountIdentity {
+  private readonly memory = new Map<string, { who: string; until: number }>();
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly redisPrefix: string,
+  ) {}
+
+  /** `accountOf` asks the graph for the key's account id, null when the graph refuses the key. */
+  async of(apiKey: string, accountOf: () => Promise<string | null>): Promise<string> {
+    const hash = createHash('sha256').update(apiKey).digest('hex');
+    const remembered = this.memory.get(hash);
+    if (remembered !== undefined && remembered.until > Date.now()) return remembered.who;
+    const cacheKey = `${this.redisPrefix}cv:key-account:${hash}`;
+    // Redis away: ask the graph every time rather than fail the request.
+    let who = await this.redis.get(cacheKey).catch(() => null);
+    if (who === null) {
+      const account = await accountOf().catch(() => null);
+      who = account === null ? `key:${hash}` : `account:${account}`;
+      await this.redis.set(cacheKey, who, 'EX', account === null ? 60 : 300).catch(() => undefined);
+    }
+    if (this.memory.size >= ACCOUNT_MEMORY_MAX) this.memory.clear();
+    this.memory.set(hash, { who, until: Date.now() + ACCOUNT_MEMORY_MS });
+    return who;
+  }
+}

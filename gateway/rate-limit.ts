@@ -1,0 +1,162 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { HeaderMap } from '@apollo/server';
+import type { RequestHandler } from 'express';
+import { GraphQLError, OperationTypeNode } from 'graphql';
+import { internalCredentialCheck } from '../common/internal-credential';
+import { languageOf, type TextLanguage } from '../common/language';
+import type { Logger } from '../common/logger';
+import {
+  addressIdentity,
+  rateLimitHeaders,
+  refusalMessage,
+  refusalOf,
+  ticketKeyIdentity,
+  type CvAccountIdentity,
+  type RateBudgets,
+  type RateDecision,
+  type RatePolicy,
+  type ratePolicies,
+} from '../common/rate-budget';
+import type { GatewayContext } from './header-forwarding.data-source';
+import type { RunQuery } from './live/live-hub';
+
+/** Marks a request the REST adapter already counted; the Apollo context then carries no client. */
+const COUNTED_BY_THE_PLATFORM = 'countedByThePlatform';
+
+export interface GatewayRateLimitOptions {
+  budgets: RateBudgets;
+  policies: ReturnType<typeof ratePolicies>;
+  accounts: CvAccountIdentity;
+  runQuery: RunQuery;
+  internalSecret: string;
+  logger: Logger;
+}
+
+/** The refusal of an operation on the graph: RATE_LIMITED with retryAfter, answered as HTTP 429. */
+export function rateLimitedError(decisions: readonly RateDecision[], language: TextLanguage): GraphQLError {
+  const refused = refusalOf(decisions);
+  if (refused === undefined) throw new Error('no refusal among the decisions');
+  const headers = rateLimitHeaders(decisions);
+  return new GraphQLError(refusalMessage(refused, language), {
+    extensions: {
+      code: 'RATE_LIMITED',
+      retryAfter: Number(headers['Retry-After']),
+      // Apollo takes the status and headers from here and drops `http` from the answer.
+      http: {
+        status: 429,
+        headers: new HeaderMap(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+      },
+    },
+  });
+}
+
+/**
+ * The gateway's side of the platform's budgets (common/rate-budget.ts): every client operation,
+ * over HTTP or graphql-ws, is counted against the budget of the credential it carries, in the very
+ * Redis counter the REST adapter uses, so changing door lifts no limit. A request the adapter sends
+ * carries the platform's credential: the adapter counted it already, and it is not counted twice.
+ */
+export class GatewayRateLimits {
+  private readonly isPlatform: (presented: string | undefined) => boolean;
+
+  constructor(private readonly options: GatewayRateLimitOptions) {
+    this.isPlatform = internalCredentialCheck(options.internalSecret);
+  }
+
+  /** The budgets an operation counts against: each credential it carries, else its client address. */
+  async budgetsOf(
+    headers: GatewayContext['headers'],
+    address: string | undefined,
+  ): Promise<{ policy: RatePolicy; who: string }[]> {
+    const { policies, accounts, runQuery } = this.options;
+    const budgets: { policy: RatePolicy; who: string }[] = [];
+    if (headers.authorization) {
+      budgets.push({ policy: policies.tickets, who: ticketKeyIdentity(headers.authorization) });
+    }
+    const apiKey = headers['x-api-key']?.trim();
+    if (apiKey) {
+      const who = await accounts.of(apiKey, async () => {
+        const answer = await runQuery('query RateLimitAccount { me { id } }', {}, { 'x-api-key': apiKey });
+        return (answer.data as { me?: { id?: string } } | null | undefined)?.me?.id ?? null;
+      });
+      budgets.push({ policy: policies.cv, who });
+    }
+    if (budgets.length === 0) budgets.push({ policy: policies.public, who: addressIdentity(address) });
+    return budgets;
+  }
+
+  /** Counts one client operation; the decisions, for headers and the refusal. */
+  async take(headers: GatewayContext['headers'], address: string | undefined): Promise<RateDecision[]> {
+    return this.options.budgets.takeAll(await this.budgetsOf(headers, address));
+  }
+
+  /**
+   * HTTP `/graphql`: counts the request before any parsing, sets the RateLimit headers, and answers
+   * 429 in GraphQL's shape past the quota. Nothing is counted for the platform's own requests.
+   */
+  httpMiddleware(
+    headersOf: (req: Parameters<RequestHandler>[0]) => GatewayContext['headers'],
+  ): RequestHandler {
+    return (req, res, next) => {
+      if (req.method === 'OPTIONS') {
+        next();
+        return;
+      }
+      if (this.isPlatform(req.get('x-internal-credential'))) {
+        res.locals[COUNTED_BY_THE_PLATFORM] = true;
+        next();
+        return;
+      }
+      const headers = headersOf(req);
+      this.take(headers, req.ip).then(
+        (decisions) => {
+          res.set(rateLimitHeaders(decisions));
+          if (refusalOf(decisions) === undefined) {
+            next();
+            return;
+          }
+          const error = rateLimitedError(decisions, languageOf(headers['accept-language']));
+          res.status(429).json({
+            errors: [
+              {
+                message: error.message,
+                extensions: { code: 'RATE_LIMITED', retryAfter: error.extensions.retryAfter },
+              },
+            ],
+          });
+        },
+        (error: unknown) => {
+          this.options.logger.warn({ err: error }, 'could not count a request; letting it through');
+          next();
+        },
+      );
+    };
+  }
+
+  /** Whether the REST adapter (or another platform process) already counted this request. */
+  static countedByThePlatform(locals: Record<string, unknown>): boolean {
+    return locals[COUNTED_BY_THE_PLATFORM] === true;
+  }
+
+  /**
+   * The page's writes have their own tighter budget per client address (PUBLIC_WRITE_RATE_LIMIT);
+   * a mutation sent without any credential is such a write, whichever door it comes through.
+   */
+  plugin(): ApolloServerPlugin<GatewayContext> {
+    const { budgets, policies } = this.options;
+    return {
+      requestDidStart: () =>
+        Promise.resolve({
+          didResolveOperation: async ({ operation, contextValue }) => {
+            const { client, headers } = contextValue;
+            if (client === undefined || operation?.operation !== OperationTypeNode.MUTATION) return;
+            if (headers.authorization || headers['x-api-key']?.trim()) return;
+            const decision = await budgets.take(policies.publicWrites, addressIdentity(client.address));
+            if (!decision.allowed) {
+              throw rateLimitedError([decision], languageOf(headers['accept-language']));
+            }
+          },
+        }),
+    };
+  }
+}

@@ -1,0 +1,294 @@
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { PUBLIC_WRITE_RATE_LIMIT } from '../../common/rate-budget';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import {
+  admin,
+  newCvAccount,
+  newTicketBranch,
+  platformTemplateId,
+  startPlatform,
+  type Platform,
+} from '../support/platform';
+import { awayFromWindowEdge } from '../support/wait';
+
+/** Small quotas, so a test reaches each limit in a handful of requests. */
+const TICKETS_QUOTA = 12;
+const CV_QUOTA = 20;
+const PUBLIC_QUOTA = 40;
+
+interface GraphAnswer {
+  status: number;
+  headers: Headers;
+  body: {
+    data?: Record<string, unknown> | null;
+    errors?: { message: string; extensions?: { code?: string; retryAfter?: number } }[];
+  };
+}
+
+interface OperationOutcome {
+  data?: unknown;
+  errors?: { message: string; extensions?: { code?: string; retryAfter?: number } }[];
+}
+
+describe('one budget per credential, whatever the door: REST, GraphQL over HTTP, graphql-ws', () => {
+  let database: TestDatabase;
+  let platform: Platform;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    platform = await startPlatform(database, {
+      TICKETS_RATE_LIMIT: String(TICKETS_QUOTA),
+      CV_RATE_LIMIT: String(CV_QUOTA),
+      PUBLIC_RATE_LIMIT: String(PUBLIC_QUOTA),
+    });
+  });
+
+  afterAll(async () => {
+    await platform?.stop();
+    await database.drop();
+  });
+
+  async function graphql(
+    query: string,
+    headers: Record<string, string> = {},
+    variables: Record<string, unknown> = {},
+  ): Promise<GraphAnswer> {
+    const response = await fetch(platform.gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query, variables }),
+    });
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as GraphAnswer['body'],
+    };
+  }
+
+  const rest = (path: string, headers: Record<string, string>, init: RequestInit = {}) =>
+    fetch(`${platform.restUrl}${path}`, { ...init, headers: { accept: 'application/json', ...headers } });
+
+  /** A graphql-ws client whose socket closing is recorded, to prove a refusal leaves it open. */
+  function socket(connectionParams: Record<string, unknown>): { client: Client; closed: () => boolean } {
+    let closed = false;
+    const client = createClient({
+      url: platform.gatewayUrl.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams,
+      retryAttempts: 0,
+      lazy: false,
+      on: { closed: () => (closed = true) },
+    });
+    return { client, closed: () => closed };
+  }
+
+  /** One query over the socket, resolved with its result or its error message's errors. */
+  const overSocket = (client: Client, query: string, variables: Record<string, unknown> = {}) =>
+    new Promise<OperationOutcome>((resolve) => {
+      let outcome: OperationOutcome = {};
+      client.subscribe(
+        { query, variables },
+        {
+          next: (result) => (outcome = result as OperationOutcome),
+          error: (errors) => resolve({ errors: errors as OperationOutcome['errors'] }),
+          complete: () => resolve(outcome),
+        },
+      );
+    });
+
+  const remainingOf = (headers: Headers, policy: string) =>
+    Number(new RegExp(`"${policy}";r=(\\d+)`).exec(headers.get('ratelimit') ?? '')?.[1]);
+
+  it('counts a ticket key once per request across REST, HTTP /graphql and graphql-ws, then refuses on each door', async () => {
+    const { key } = await newTicketBranch(platform.config);
+    const auth = { authorization: `Bearer ${key}` };
+    await awayFromWindowEdge();
+
+    // REST: each request counts once, though the adapter sends it on to the gateway.
+    for (let i = 1; i <= 4; i += 1) {
+      const response = await rest('/tickets', auth);
+      expect(response.status).toBe(200);
+      expect(remainingOf(response.headers, 'tickets')).toBe(TICKETS_QUOTA - i);
+    }
+    // GraphQL over HTTP continues the same count.
+    for (let i = 5; i <= 8; i += 1) {
+      const answer = await graphql('{ tickets { total } }', auth);
+      expect(answer.body.errors).toBeUndefined();
+      expect(answer.headers.get('ratelimit-policy')).toBe(`"tickets";q=${TICKETS_QUOTA};w=60`);
+      expect(remainingOf(answer.headers, 'tickets')).toBe(TICKETS_QUOTA - i);
+    }
+    // graphql-ws: every operation sent over the socket is one more.
+    const ws = socket({ authorization: auth.authorization });
+    for (let i = 9; i <= TICKETS_QUOTA; i += 1) {
+      expect((await overSocket(ws.client, '{ tickets { total } }')).errors).toBeUndefined();
+    }
+    const overWs = await overSocket(ws.client, '{ tickets { total } }');
+    expect(overWs.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(overWs.errors?.[0]?.extensions?.retryAfter).toBeGreaterThan(0);
+    const subscription = await overSocket(ws.client, 'subscription { branchTicketsUpdated { id } }');
+    expect(subscription.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(ws.closed()).toBe(false);
+
+    const overHttp = await graphql('{ tickets { total } }', auth);
+    expect(overHttp.status).toBe(429);
+    expect(Number(overHttp.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(overHttp.headers.get('ratelimit-policy')).toBe(`"tickets";q=${TICKETS_QUOTA};w=60`);
+    expect(overHttp.headers.get('ratelimit')).toMatch(/^"tickets";r=0;t=\d+$/);
+    expect(overHttp.body.data).toBeUndefined();
+    expect(overHttp.body.errors?.[0]?.message).toMatch(/limit is 12 a minute per key/);
+    expect(overHttp.body.errors?.[0]?.extensions).toEqual({
+      code: 'RATE_LIMITED',
+      retryAfter: Number(overHttp.headers.get('retry-after')),
+    });
+    const overRest = await rest('/tickets', auth);
+    expect(overRest.status).toBe(429);
+    expect(await overRest.json()).toEqual({ message: 'Too Many Attempts.' });
+    await ws.client.dispose();
+  });
+
+  it('counts a CV account’s keys together on both doors, and a REST route of two operations once', async () => {
+    const account = await newCvAccount(platform.config, { plan: 'pro' });
+    const second = await admin<{ key: string }>(
+      platform.config,
+      'account-key',
+      'create',
+      '--account',
+      String(account.id),
+    );
+    const templateId = await platformTemplateId(database, 'classic');
+    await awayFromWindowEdge();
+    const created = await rest(
+      '/cvs',
+      { 'x-api-key': account.key, 'content-type': 'application/json' },
+      { method: 'POST', body: JSON.stringify({ title: 'CV', locale: 'en', template_id: templateId }) },
+    );
+    expect(created.status).toBe(201);
+    expect(remainingOf(created.headers, 'cv')).toBe(CV_QUOTA - 1);
+    const { data } = (await created.json()) as { data: { id: string } };
+    // PUT with template_id asks the graph twice (the CV's template, then the update): one request.
+    const updated = await rest(
+      `/cvs/${data.id}`,
+      { 'x-api-key': account.key, 'content-type': 'application/json' },
+      { method: 'PUT', body: JSON.stringify({ title: 'CV 2', template_id: templateId }) },
+    );
+    expect(updated.status).toBe(200);
+    expect(remainingOf(updated.headers, 'cv')).toBe(CV_QUOTA - 2);
+    for (let i = 3; i <= CV_QUOTA; i += 1) {
+      const answer = await graphql('{ me { id } }', { 'x-api-key': i % 2 === 0 ? account.key : second.key });
+      expect(answer.body.errors).toBeUndefined();
+      expect(remainingOf(answer.headers, 'cv')).toBe(CV_QUOTA - i);
+    }
+    const refused = await graphql('{ cvs { id } }', { 'x-api-key': account.key });
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect((await rest('/cvs', { 'x-api-key': second.key })).status).toBe(429);
+  });
+
+  it('shares the 10 exports a minute between REST and GraphQL, refused with 429 on both', async () => {
+    const account = await newCvAccount(platform.config, { plan: 'business' });
+    const headers = { 'x-api-key': account.key, 'content-type': 'application/json' };
+    const templateId = await platformTemplateId(database, 'classic');
+    const created = await rest('/cvs', headers, {
+      method: 'POST',
+      body: JSON.stringify({ title: 'CV', locale: 'en', template_id: templateId }),
+    });
+    const { data } = (await created.json()) as { data: { id: string } };
+    await awayFromWindowEdge();
+    const exportOp = 'mutation ($id: ID!) { exportCv(id: $id, format: HTML) { fileName } }';
+    const key = { 'x-api-key': account.key };
+    for (let i = 0; i < 5; i += 1) {
+      expect((await rest(`/cvs/${data.id}/html`, key)).status).toBe(200);
+      expect((await graphql(exportOp, key, { id: data.id })).body.errors).toBeUndefined();
+    }
+    const refused = await graphql(exportOp, key, { id: data.id });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(refused.body.errors?.[0]?.message).toBe('Too many exports: at most 10 a minute.');
+    const overRest = await rest(`/cvs/${data.id}/html`, key);
+    expect(overRest.status).toBe(429);
+    expect(((await overRest.json()) as { message: string }).message).toBe(
+      'Too many exports: at most 10 a minute.',
+    );
+  });
+
+  /** A ticket's token, from the public URL its creation answered. */
+  async function ticketToken(): Promise<string> {
+    const { key } = await newTicketBranch(platform.config);
+    const created = await rest(
+      '/tickets',
+      { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      { method: 'POST', body: '{}' },
+    );
+    const { public_url: publicUrl } = (await created.json()) as { public_url: string };
+    return new URL(publicUrl).pathname.split('/').pop()!;
+  }
+
+  /** graphql-ws's WebSocket, opened as if from `address` behind the loopback proxy. */
+  const fromAddress = (address: string) =>
+    class extends WebSocket {
+      constructor(url: string, protocols?: string | string[]) {
+        super(url, protocols, { headers: { 'x-forwarded-for': address } });
+      }
+    };
+
+  it('limits requests without a credential per client address on both doors and over graphql-ws', async () => {
+    const token = await ticketToken();
+    await awayFromWindowEdge();
+    // Each address has its own count; the gateway and the adapter trust X-Forwarded-For from loopback.
+    const address = { 'x-forwarded-for': '203.0.113.7' };
+    const site = platform.restUrl.replace('/api/v1', '');
+    const page = await fetch(`${site}/t/${token}/qr.svg`, { headers: address });
+    expect(page.status).toBe(200);
+    expect(remainingOf(page.headers, 'public')).toBe(PUBLIC_QUOTA - 1);
+    const byToken = `{ ticketByToken(token: "${token}") { number } }`;
+    const ws = createClient({
+      url: platform.gatewayUrl.replace(/^http/, 'ws'),
+      webSocketImpl: fromAddress(address['x-forwarded-for']),
+      retryAttempts: 0,
+    });
+    expect((await overSocket(ws, byToken)).errors).toBeUndefined();
+    for (let i = 3; i <= PUBLIC_QUOTA; i += 1) {
+      const answer = await graphql(byToken, address);
+      expect(answer.body.errors).toBeUndefined();
+      expect(remainingOf(answer.headers, 'public')).toBe(PUBLIC_QUOTA - i);
+    }
+    const refused = await graphql(byToken, address);
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors?.[0]?.message).toMatch(/per client address/);
+    expect((await overSocket(ws, byToken)).errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    const plans = await fetch(`${platform.restUrl}/plans`, { headers: address });
+    expect(plans.status).toBe(429);
+    expect(await plans.json()).toEqual({ message: 'Too Many Attempts.', errors: {} });
+    // Another address is untouched.
+    expect((await graphql(byToken, { 'x-forwarded-for': '203.0.113.8' })).status).toBe(200);
+    await ws.dispose();
+  });
+
+  it('counts the page’s writes and mutations without a credential in one tighter budget per address', async () => {
+    const token = await ticketToken();
+    await awayFromWindowEdge();
+    const address = { 'x-forwarded-for': '203.0.113.20' };
+    const site = platform.restUrl.replace('/api/v1', '');
+    const mutation = `mutation { enableTicketAlerts(token: "${token}") { alertsEnabled } }`;
+    for (let i = 1; i <= PUBLIC_WRITE_RATE_LIMIT; i += 1) {
+      if (i % 2 === 0) {
+        const answer = await graphql(mutation, address);
+        expect(answer.body.errors).toBeUndefined();
+      } else {
+        const written = await fetch(`${site}/t/${token}/alerts`, { method: 'POST', headers: address });
+        expect(written.status).toBe(200);
+        expect(remainingOf(written.headers, 'public-writes')).toBe(PUBLIC_WRITE_RATE_LIMIT - i);
+        expect(remainingOf(written.headers, 'public')).toBe(PUBLIC_QUOTA - i);
+      }
+    }
+    const refused = await graphql(mutation, address);
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(refused.body.errors?.[0]?.message).toMatch(/per client address for writes/);
+    expect((await fetch(`${site}/t/${token}/alerts`, { method: 'POST', headers: address })).status).toBe(429);
+    // Reads from the same address still have their own budget.
+    expect((await graphql(`{ ticketByToken(token: "${token}") { number } }`, address)).status).toBe(200);
+  });
+});
