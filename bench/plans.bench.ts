@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { loadConfig } from '../common/config';
 import { startStack } from '../tools/stack';
+import { benchEnv } from './bench-stack';
 import { flag, load } from './load';
 
 /**
@@ -13,13 +13,7 @@ import { flag, load } from './load';
 async function main(): Promise<void> {
   const seconds = flag('seconds', 10);
   const concurrency = flag('concurrency', 16);
-  const database = new URL(loadConfig().databaseUrl);
-  database.pathname = '/nida_bench';
-  const stack = await startStack({
-    DATABASE_URL: database.toString(),
-    REDIS_PREFIX: 'bench:',
-    LOG_LEVEL: 'warn',
-  });
+  const stack = await startStack(benchEnv());
   try {
     const ok = (status: number) => status === 200;
     const rest = () => ({ method: 'GET' as const, url: `${stack.restUrl}/plans` });
