@@ -84,6 +84,11 @@ const configSchema = z.object({
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(10),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1).default(2_000),
+  GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(10),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(10_000),
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   RENDER_POOL_SIZE: z.coerce.number().int().min(1).max(32).default(2),
   RENDER_MAX_JOBS_PER_BROWSER: z.coerce.number().int().min(1).default(500),
@@ -152,6 +157,15 @@ export interface Config {
    * gateway does not count again a request the REST adapter has already counted.
    */
   internalSecret: string;
+  /** What one GraphQL operation may ask of the gateway, checked before it is planned. */
+  graphqlLimits: {
+    maxDepth: number;
+    maxAliases: number;
+    maxTokens: number;
+    maxDirectives: number;
+    /** Each field costs 1; a list multiplies what it selects by its page size. */
+    maxCost: number;
+  };
   /** The CV service's PDF renderer: one Chromium per process and a pool of its pages. */
   render: {
     chromiumPath: string;
@@ -254,6 +268,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
     cvRateLimit: raw.CV_RATE_LIMIT,
     internalSecret: raw.INTERNAL_SECRET ?? DEVELOPMENT_INTERNAL_SECRET,
+    graphqlLimits: {
+      maxDepth: raw.GRAPHQL_MAX_DEPTH,
+      maxAliases: raw.GRAPHQL_MAX_ALIASES,
+      maxTokens: raw.GRAPHQL_MAX_TOKENS,
+      maxDirectives: raw.GRAPHQL_MAX_DIRECTIVES,
+      maxCost: raw.GRAPHQL_MAX_COST,
+    },
     render: {
       chromiumPath: raw.CHROMIUM_PATH,
       poolSize: raw.RENDER_POOL_SIZE,

@@ -1,16 +1,24 @@
 import type { ApolloServer, ApolloServerOptions, BaseContext, ContextFunction } from '@apollo/server';
+import type { Config } from './config';
 import { expressMiddleware, type ExpressContextFunctionArgument } from '@as-integrations/express5';
 import express from 'express';
 import { formatGraphQLError } from './graphql-errors';
 import type { HttpService } from './http-service';
 import type { Logger } from './logger';
 
-/** Options every Apollo server of the platform (subgraphs and gateway) shares. */
-export function platformApolloOptions(logger: Logger) {
+/**
+ * Options every Apollo server of the platform (subgraphs and gateway) shares. Introspection is a
+ * development aid: off in production, where clients work from the committed schema.
+ */
+export function platformApolloOptions(logger: Logger, nodeEnv: Config['nodeEnv']) {
   return {
     formatError: formatGraphQLError(logger),
     includeStacktraceInErrorResponses: false,
-    introspection: true,
+    introspection: nodeEnv !== 'production',
+    // Several operations in one HTTP request would each escape the per-request budget and bounds.
+    allowBatchedHttpRequests: false,
+    // Apollo's default, kept on purpose: no GraphQL request a browser may send cross-site unasked.
+    csrfPrevention: true,
     // The process drains its HTTP server first; Apollo's own signal handler would exit mid-drain.
     stopOnTerminationSignals: false,
   } satisfies Partial<ApolloServerOptions<BaseContext>>;

@@ -159,7 +159,7 @@ export async function startSubgraph(
   const schema = await buildSubgraphGraphQLSchema(definition);
   const apollo = new ApolloServer<SubgraphContext>({
     schema,
-    ...platformApolloOptions(logger),
+    ...platformApolloOptions(logger, config.nodeEnv),
     // Traces are for Apollo's hosted reporting, which the platform does not use.
     plugins: [ApolloServerPluginInlineTraceDisabled()],
   });

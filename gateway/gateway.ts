@@ -13,6 +13,7 @@ import type { Request } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { CvAccountIdentity, RateBudgets, ratePolicies } from '../common/rate-budget';
 import { errorStatusPlugin } from './error-status.plugin';
+import { queryLimitOptions } from './query-limits';
 import { GatewayRateLimits } from './rate-limit';
 import type { RunQuery } from './live/live-hub';
 import { startLiveServer, type RunningLiveServer } from './live/live-server';
@@ -71,10 +72,13 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     internalSecret: config.internalSecret,
     logger,
   });
+  const bounds = queryLimitOptions(config.graphqlLimits, config.nodeEnv === 'production');
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
-    ...platformApolloOptions(logger),
-    plugins: [limits.plugin(), errorStatusPlugin()],
+    ...platformApolloOptions(logger, config.nodeEnv),
+    validationRules: bounds.validationRules,
+    parseOptions: bounds.parseOptions,
+    plugins: [...bounds.plugins, limits.plugin(), errorStatusPlugin()],
   });
   await apollo.start();
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');

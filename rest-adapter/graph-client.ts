@@ -30,12 +30,20 @@ export interface GraphOperation<TData, TVariables extends Record<string, unknown
   readonly __types?: { data: TData; variables: TVariables };
 }
 
+/**
+ * Every operation the adapter can send, as declared: a test holds each within the gateway's
+ * bounds on depth, aliases, tokens, directives and cost (gateway/query-limits.ts).
+ */
+export const ADAPTER_OPERATIONS: { name: string; document: string }[] = [];
+
 /** Declares one of the adapter's fixed operations; each REST route maps to exactly one. */
 export function operation<TData, TVariables extends Record<string, unknown> = Record<string, never>>(
   name: string,
   document: string,
 ): GraphOperation<TData, TVariables> {
-  return { name, document };
+  const declared = { name, document };
+  ADAPTER_OPERATIONS.push(declared);
+  return declared;
 }
 
 export class GraphClient {

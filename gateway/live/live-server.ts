@@ -3,9 +3,11 @@ import proxyAddr from 'proxy-addr';
 import {
   buildSchema,
   createSourceEventStream,
+  getOperationAST,
   GraphQLError,
-  parse,
+  OperationTypeNode,
   printSchema,
+  specifiedRules,
   validate,
   type DocumentNode,
   type FieldNode,
@@ -27,6 +29,7 @@ import { accessChannel } from '../../subgraphs/tickets/access-cache';
 import { liveEventsChannel, type LiveEvent } from '../../subgraphs/tickets/events/live-event';
 import { refusalOf } from '../../common/rate-budget';
 import type { GatewayContext } from '../header-forwarding.data-source';
+import { costError, costOf, parseWithinLimits, queryLimitRules } from '../query-limits';
 import { rateLimitedError, type GatewayRateLimits } from '../rate-limit';
 import { LiveHub, type LiveReader, type RunQuery } from './live-hub';
 import { livePlanOf, type LivePlan } from './live-plan';
@@ -122,6 +125,7 @@ export async function startLiveServer(options: {
   }
 
   const documents = new Map<string, DocumentNode>();
+  const limitRules = queryLimitRules(config.graphqlLimits);
   const validated = new WeakMap<DocumentNode, readonly GraphQLError[]>();
   const plans = new WeakMap<FieldNode, LivePlan>();
 
@@ -194,7 +198,7 @@ export async function startLiveServer(options: {
     let document = documents.get(text);
     if (document === undefined) {
       try {
-        document = parse(text);
+        document = parseWithinLimits(text, config.graphqlLimits);
       } catch (error) {
         return error instanceof GraphQLError ? error : new GraphQLError(String(error));
       }
@@ -217,10 +221,20 @@ export async function startLiveServer(options: {
         if (document instanceof GraphQLError) return [document];
         let errors = validated.get(document);
         if (errors === undefined) {
-          errors = validate(schema, document);
+          errors = validate(schema, document, [...specifiedRules, ...limitRules]);
           validated.set(document, errors);
         }
         if (errors.length > 0) return errors;
+        // Queries and mutations are weighed by the gateway's Apollo pipeline they run through.
+        if (getOperationAST(document, payload.operationName)?.operation === OperationTypeNode.SUBSCRIPTION) {
+          const cost = costOf(
+            schema,
+            document,
+            payload.variables ?? undefined,
+            payload.operationName ?? undefined,
+          );
+          if (cost > config.graphqlLimits.maxCost) return [costError(cost, config.graphqlLimits)];
+        }
         return {
           schema,
           document,

@@ -1,0 +1,117 @@
+import 'reflect-metadata';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ApolloGateway } from '@apollo/gateway';
+import {
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  Kind,
+  parse,
+  specifiedRules,
+  typeFromAST,
+  validate,
+  type DocumentNode,
+  type GraphQLInputType,
+  type GraphQLSchema,
+} from 'graphql';
+import { loadConfig } from '../common/config';
+import { projectRoot, SUPERGRAPH_FILE } from '../common/paths';
+import { ADAPTER_OPERATIONS } from '../rest-adapter/graph-client';
+import '../rest-adapter/rest-adapter';
+import { costOf, parseWithinLimits, queryLimitRules } from './query-limits';
+
+/** The page's own documents over graphql-ws, built as page.js builds them. */
+async function pageOperations(): Promise<{ name: string; document: string }[]> {
+  const script = await readFile(join(projectRoot(), 'rest-adapter', 'public', 'assets', 'page.js'), 'utf8');
+  const fields = /var FIELDS = '([^']+)'/.exec(script)?.[1];
+  if (fields === undefined) throw new Error('page.js no longer declares FIELDS');
+  return [
+    {
+      name: 'page subscription',
+      document: `subscription ($t: String!) { ticketUpdated(token: $t) { ${fields} } }`,
+    },
+    { name: 'page refetch', document: `query ($t: String!) { ticketByToken(token: $t) { ${fields} } }` },
+  ];
+}
+
+/** A value of the type with every required field filled, and page sizes at their largest. */
+function sampleOf(type: GraphQLInputType): unknown {
+  if (isNonNullType(type)) return sampleOf(type.ofType);
+  if (isListType(type)) return [];
+  const named = getNamedType(type);
+  if (isEnumType(named)) return named.getValues()[0]?.value;
+  if (isInputObjectType(named)) {
+    return Object.fromEntries(
+      Object.values(named.getFields())
+        .filter((field) => isNonNullType(field.type))
+        .map((field) => [field.name, sampleOf(field.type)]),
+    );
+  }
+  return { Int: 100, Float: 1, Boolean: false }[named.name] ?? '1';
+}
+
+/** Variables for every variable an operation declares. */
+function sampleVariables(schema: GraphQLSchema, document: DocumentNode): Record<string, unknown> {
+  const variables: Record<string, unknown> = {};
+  for (const definition of document.definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    for (const variable of definition.variableDefinitions ?? []) {
+      const type = typeFromAST(schema, variable.type) as GraphQLInputType | undefined;
+      if (type !== undefined) variables[variable.variable.name.value] = sampleOf(type);
+    }
+  }
+  return variables;
+}
+
+describe('the gateway’s default bounds hold every operation the platform itself sends', () => {
+  const limits = loadConfig({}).graphqlLimits;
+  let schema: GraphQLSchema;
+  let gateway: ApolloGateway;
+
+  beforeAll(async () => {
+    process.env.APOLLO_TELEMETRY_DISABLED = 'true';
+    gateway = new ApolloGateway({ supergraphSdl: await readFile(SUPERGRAPH_FILE(), 'utf8') });
+    schema = (await gateway.load()).schema;
+  });
+
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  it('finds the adapter’s operations', () => {
+    expect(ADAPTER_OPERATIONS.length).toBeGreaterThanOrEqual(25);
+  });
+
+  it('keeps each within depth, aliases, tokens, directives and cost, at the largest page', async () => {
+    const costs: Record<string, number> = {};
+    for (const { name, document } of [...ADAPTER_OPERATIONS, ...(await pageOperations())]) {
+      const parsed = parseWithinLimits(document, limits);
+      expect({
+        name,
+        errors: validate(schema, parsed, [...specifiedRules, ...queryLimitRules(limits)]),
+      }).toEqual({
+        name,
+        errors: [],
+      });
+      costs[name] = costOf(schema, parsed, sampleVariables(schema, parsed), undefined);
+    }
+    const heaviest = Math.max(...Object.values(costs));
+    // Room for the operations to grow, but not so much that the limit stops meaning anything.
+    expect(heaviest).toBeLessThanOrEqual(limits.maxCost);
+    expect(heaviest * 3).toBeGreaterThan(limits.maxCost);
+  });
+
+  it('weighs a list by its page size', () => {
+    const page = (perPage: number) =>
+      costOf(
+        schema,
+        parse('query ($n: Int!) { tickets(perPage: $n) { items { id number } } }'),
+        { n: perPage },
+        undefined,
+      );
+    expect(page(100)).toBeGreaterThan(page(10) * 9);
+  });
+});
