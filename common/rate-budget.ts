@@ -164,39 +164,81 @@ export function refusalMessage(decision: RateDecision, language: TextLanguage): 
     : `Too many requests: the limit is ${policy.quota} a minute per ${per}. Retry in ${wait} seconds.`;
 }
 
-/** Entries the process keeps of which account a CV key speaks for. */
-const ACCOUNT_MEMORY_MAX = 10_000;
-const ACCOUNT_MEMORY_MS = 60_000;
+/** Entries the process keeps of which identity a credential counts as. */
+const MEMORY_MAX = 10_000;
+const MEMORY_MS = 60_000;
+/** Seconds Redis keeps what the graph said of a credential it knows, and of one it refused. */
+const KNOWN_SECONDS = 300;
+const REFUSED_SECONDS = 60;
+/** Stored in Redis for a credential the graph refused. */
+const REFUSED = '-';
+
+/** The kinds of credential a budget is kept for: a ticket key, a CV account's key. */
+export type CredentialKind = 'tickets' | 'cv';
 
 /**
- * Which account a CV key speaks for, as the budget's identity: every key of an account shares the
- * account's count. The answer is asked of the graph once and kept in Redis (five minutes; a key the
- * graph refuses is counted by its own hash for one minute) so every replica of both doors names
- * the same counter, and briefly in the process so a busy key costs no lookup per request.
+ * Which budget identity a credential counts as, as the graph last said: a ticket key as itself
+ * (`key:<sha256>`), a CV key as its account (`account:<id>`, so every key of an account shares
+ * one count), and a credential the graph refuses as nothing (null): its requests count against
+ * the client address, so inventing credentials cannot escape the per-address budget. The answer is
+ * kept in Redis, shared by every replica of both doors, and briefly in the process.
  */
-export class CvAccountIdentity {
-  private readonly memory = new Map<string, { who: string; until: number }>();
+export class KnownCredentials {
+  private readonly memory = new Map<string, { who: string | null; until: number }>();
 
   constructor(
     private readonly redis: Redis,
     private readonly redisPrefix: string,
   ) {}
 
-  /** `accountOf` asks the graph for the key's account id, null when the graph refuses the key. */
-  async of(apiKey: string, accountOf: () => Promise<string | null>): Promise<string> {
-    const hash = createHash('sha256').update(apiKey).digest('hex');
-    const remembered = this.memory.get(hash);
+  /** What is remembered of the credential: its identity, null if refused, undefined if unknown. */
+  async recall(kind: CredentialKind, credential: string): Promise<string | null | undefined> {
+    const slot = this.slotOf(kind, credential);
+    const remembered = this.memory.get(slot);
     if (remembered !== undefined && remembered.until > Date.now()) return remembered.who;
-    const cacheKey = `${this.redisPrefix}cv:key-account:${hash}`;
-    // Redis away: ask the graph every time rather than fail the request.
-    let who = await this.redis.get(cacheKey).catch(() => null);
-    if (who === null) {
-      const account = await accountOf().catch(() => null);
-      who = account === null ? `key:${hash}` : `account:${account}`;
-      await this.redis.set(cacheKey, who, 'EX', account === null ? 60 : 300).catch(() => undefined);
-    }
-    if (this.memory.size >= ACCOUNT_MEMORY_MAX) this.memory.clear();
-    this.memory.set(hash, { who, until: Date.now() + ACCOUNT_MEMORY_MS });
+    // Redis away: the credential is looked up again rather than the request failed.
+    const stored = await this.redis.get(slot).catch(() => null);
+    if (stored === null) return undefined;
+    const who = stored === REFUSED ? null : stored;
+    this.keep(slot, who);
     return who;
+  }
+
+  async remember(kind: CredentialKind, credential: string, who: string | null): Promise<void> {
+    const slot = this.slotOf(kind, credential);
+    this.keep(slot, who);
+    await this.redis
+      .set(slot, who ?? REFUSED, 'EX', who === null ? REFUSED_SECONDS : KNOWN_SECONDS)
+      .catch(() => undefined);
+  }
+
+  /**
+   * The identity, looked up when unknown with `lookup`, which answers null for a credential the
+   * graph refuses and throws when the graph could not tell (then nothing is remembered).
+   */
+  async of(
+    kind: CredentialKind,
+    credential: string,
+    lookup: () => Promise<string | null>,
+  ): Promise<string | null> {
+    const known = await this.recall(kind, credential);
+    if (known !== undefined) return known;
+    let who: string | null;
+    try {
+      who = await lookup();
+    } catch {
+      return null;
+    }
+    await this.remember(kind, credential, who);
+    return who;
+  }
+
+  private slotOf(kind: CredentialKind, credential: string): string {
+    return `${this.redisPrefix}credential:${kind}:${createHash('sha256').update(credential).digest('hex')}`;
+  }
+
+  private keep(slot: string, who: string | null): void {
+    if (this.memory.size >= MEMORY_MAX) this.memory.clear();
+    this.memory.set(slot, { who, until: Date.now() + MEMORY_MS });
   }
 }

@@ -11,7 +11,7 @@ import { stopOnce, type Running } from '../common/process';
 import { connectRedis } from '../common/redis';
 import type { Request } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { CvAccountIdentity, RateBudgets, ratePolicies } from '../common/rate-budget';
+import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
 import { errorStatusPlugin } from './error-status.plugin';
 import { queryLimitOptions } from './query-limits';
 import { GatewayRateLimits } from './rate-limit';
@@ -67,7 +67,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   const limits = new GatewayRateLimits({
     budgets: new RateBudgets(redis, config.redisPrefix, logger),
     policies: ratePolicies(config),
-    accounts: new CvAccountIdentity(redis, config.redisPrefix),
+    credentials: new KnownCredentials(redis, config.redisPrefix),
     runQuery: (...args) => runQuery(...args),
     internalSecret: config.internalSecret,
     logger,

@@ -11,7 +11,8 @@ import {
   refusalMessage,
   refusalOf,
   ticketKeyIdentity,
-  type CvAccountIdentity,
+  type CredentialKind,
+  type KnownCredentials,
   type RateBudgets,
   type RateDecision,
   type RatePolicy,
@@ -26,7 +27,7 @@ const COUNTED_BY_THE_PLATFORM = 'countedByThePlatform';
 export interface GatewayRateLimitOptions {
   budgets: RateBudgets;
   policies: ReturnType<typeof ratePolicies>;
-  accounts: CvAccountIdentity;
+  credentials: KnownCredentials;
   runQuery: RunQuery;
   internalSecret: string;
   logger: Logger;
@@ -63,31 +64,67 @@ export class GatewayRateLimits {
     this.isPlatform = internalCredentialCheck(options.internalSecret);
   }
 
-  /** The budgets an operation counts against: each credential it carries, else its client address. */
-  async budgetsOf(
-    headers: GatewayContext['headers'],
-    address: string | undefined,
-  ): Promise<{ policy: RatePolicy; who: string }[]> {
-    const { policies, accounts, runQuery } = this.options;
-    const budgets: { policy: RatePolicy; who: string }[] = [];
-    if (headers.authorization) {
-      budgets.push({ policy: policies.tickets, who: ticketKeyIdentity(headers.authorization) });
-    }
+  /** The credentials a request carries, by kind. */
+  private static credentialsOf(headers: GatewayContext['headers']): [CredentialKind, string][] {
+    const found: [CredentialKind, string][] = [];
+    if (headers.authorization) found.push(['tickets', headers.authorization]);
     const apiKey = headers['x-api-key']?.trim();
-    if (apiKey) {
-      const who = await accounts.of(apiKey, async () => {
-        const answer = await runQuery('query RateLimitAccount { me { id } }', {}, { 'x-api-key': apiKey });
-        return (answer.data as { me?: { id?: string } } | null | undefined)?.me?.id ?? null;
-      });
-      budgets.push({ policy: policies.cv, who });
-    }
-    if (budgets.length === 0) budgets.push({ policy: policies.public, who: addressIdentity(address) });
-    return budgets;
+    if (apiKey) found.push(['cv', apiKey]);
+    return found;
   }
 
-  /** Counts one client operation; the decisions, for headers and the refusal. */
+  /** Asks the graph who a credential is; null when it refuses it, a throw when it cannot tell. */
+  private async lookup(kind: CredentialKind, credential: string): Promise<string | null> {
+    const answer =
+      kind === 'tickets'
+        ? await this.options.runQuery(
+            'query RateLimitKey { currentBranch { id } }',
+            {},
+            { authorization: credential },
+          )
+        : await this.options.runQuery(
+            'query RateLimitAccount { me { id } }',
+            {},
+            { 'x-api-key': credential },
+          );
+    const code = answer.errors?.[0]?.extensions?.code;
+    if (code === 'UNAUTHENTICATED') return null;
+    if (kind === 'tickets') {
+      // A known key without tickets:read or without API access is still that key.
+      if (code === undefined || code === 'FORBIDDEN' || code === 'PAYMENT_REQUIRED')
+        return ticketKeyIdentity(credential);
+    } else {
+      const id = (answer.data as { me?: { id?: string } } | null | undefined)?.me?.id;
+      if (id !== undefined) return `account:${id}`;
+    }
+    throw new Error(
+      `could not tell who a ${kind} credential is: ${answer.errors?.[0]?.message ?? 'no answer'}`,
+    );
+  }
+
+  /**
+   * Counts one client operation against the budget of each credential it carries, or of its client
+   * address when it carries none the graph knows. A credential not seen lately is looked up only
+   * after the address has been counted, so inventing credentials costs what anonymous requests do.
+   */
   async take(headers: GatewayContext['headers'], address: string | undefined): Promise<RateDecision[]> {
-    return this.options.budgets.takeAll(await this.budgetsOf(headers, address));
+    const { budgets, policies, credentials } = this.options;
+    const byAddress = { policy: policies.public, who: addressIdentity(address) };
+    const decisions: RateDecision[] = [];
+    const counted: { policy: RatePolicy; who: string }[] = [];
+    for (const [kind, credential] of GatewayRateLimits.credentialsOf(headers)) {
+      let who = await credentials.recall(kind, credential);
+      if (who === undefined) {
+        if (decisions.length === 0) {
+          decisions.push(await budgets.take(byAddress.policy, byAddress.who));
+          if (refusalOf(decisions) !== undefined) return decisions;
+        }
+        who = await credentials.of(kind, credential, () => this.lookup(kind, credential));
+      }
+      if (who !== null) counted.push({ policy: kind === 'tickets' ? policies.tickets : policies.cv, who });
+    }
+    if (counted.length === 0 && decisions.length === 0) counted.push(byAddress);
+    return [...decisions, ...(await budgets.takeAll(counted))];
   }
 
   /**

@@ -8,7 +8,7 @@ import { connectRedis } from '../common/redis';
 import { GraphClient } from './graph-client';
 import { errorHandler, unknownRoute } from './http-errors';
 import { plansRoutes } from './plans/plans.routes';
-import { CvAccountIdentity, RateBudgets, ratePolicies } from '../common/rate-budget';
+import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
 import { byAddress, credentialOf, rateLimit } from './rate-limit';
 import { CV_PATHS, cvErrorHandler, cvRateLimitRefusal, cvRoutes } from './cv/cv.routes';
 import { cvPagesRoutes } from './public/cv-pages.routes';
@@ -61,7 +61,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     cvRoutes(graph, logger, {
       budgets,
       policy: policies.cv,
-      accounts: new CvAccountIdentity(redis, config.redisPrefix),
+      credentials: new KnownCredentials(redis, config.redisPrefix),
       publicBaseUrl: config.publicBaseUrl,
     }),
   );

@@ -4,12 +4,12 @@ import { camelKeys } from '../../common/case';
 import { RateLimitedError, ValidationError, type FieldErrors } from '../../common/errors';
 import { languageOf } from '../../common/language';
 import type { Logger } from '../../common/logger';
-import type { CvAccountIdentity, RateBudgets, RatePolicy } from '../../common/rate-budget';
+import type { KnownCredentials, RateBudgets, RatePolicy } from '../../common/rate-budget';
 import { fieldErrorsOf } from '../../common/validation';
 import { cvUpdateRequest, normalizeStrings } from '../../subgraphs/cv/cv.payload';
 import { PHOTO_MAX_BYTES } from '../../subgraphs/cv/photo';
 import { sendCacheable } from '../cacheable';
-import type { GraphClient } from '../graph-client';
+import { GraphOperationError, type GraphClient } from '../graph-client';
 import { errorHandler } from '../http-errors';
 import { byAddress, rateLimit } from '../rate-limit';
 import {
@@ -43,7 +43,7 @@ export interface CvRoutesOptions {
   budgets: RateBudgets;
   /** cv-api.md: 60 requests a minute per account. */
   policy: RatePolicy;
-  accounts: CvAccountIdentity;
+  credentials: KnownCredentials;
   /** Where clients reach the platform; the OpenAPI document's server is under it. */
   publicBaseUrl: string;
 }
@@ -96,15 +96,28 @@ export function cvRateLimitRefusal(req: Request, retryAfterSeconds: number): Err
 
 /**
  * The limit is the account's, not the key's: two keys of one account share it, here and on the
- * gateway (CvAccountIdentity); a key the graph refuses is counted by its own hash (and answered
- * 401 by the route).
+ * gateway (KnownCredentials); a key the graph refuses is counted by the client address (and
+ * answered 401 by the route).
  */
 function accountLimiter(graph: GraphClient, options: CvRoutesOptions): RequestHandler {
   return rateLimit(options.budgets, options.policy, {
-    identify: (req) => {
+    identify: async (req) => {
       const key = req.get('x-api-key')?.trim();
       if (!key) return byAddress(req);
-      return options.accounts.of(key, () => graph.execute(CV_AUTH, {}, req).then(({ me }) => me.id));
+      const who = await options.credentials.of('cv', key, () =>
+        graph.execute(CV_AUTH, {}, req).then(
+          ({ me }) => `account:${me.id}`,
+          (error: unknown) => {
+            if (
+              error instanceof GraphOperationError &&
+              error.errors[0]?.extensions?.code === 'UNAUTHENTICATED'
+            )
+              return null;
+            throw error;
+          },
+        ),
+      );
+      return who ?? byAddress(req);
     },
     refusal: cvRateLimitRefusal,
   });

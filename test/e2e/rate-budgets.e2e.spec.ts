@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { PUBLIC_WRITE_RATE_LIMIT } from '../../common/rate-budget';
@@ -115,7 +116,10 @@ describe('one budget per credential, whatever the door: REST, GraphQL over HTTP,
     for (let i = 5; i <= 8; i += 1) {
       const answer = await graphql('{ tickets { total } }', auth);
       expect(answer.body.errors).toBeUndefined();
-      expect(answer.headers.get('ratelimit-policy')).toBe(`"tickets";q=${TICKETS_QUOTA};w=60`);
+      // The gateway's first sight of the key also counts the client address, before it asks who the key is.
+      expect(answer.headers.get('ratelimit-policy')).toBe(
+        `${i === 5 ? `"public";q=${PUBLIC_QUOTA};w=60, ` : ''}"tickets";q=${TICKETS_QUOTA};w=60`,
+      );
       expect(remainingOf(answer.headers, 'tickets')).toBe(TICKETS_QUOTA - i);
     }
     // graphql-ws: every operation sent over the socket is one more.
@@ -264,6 +268,26 @@ describe('one budget per credential, whatever the door: REST, GraphQL over HTTP,
     // Another address is untouched.
     expect((await graphql(byToken, { 'x-forwarded-for': '203.0.113.8' })).status).toBe(200);
     await ws.dispose();
+  });
+
+  it('counts requests with invented credentials against the client address, not the invention', async () => {
+    const token = await ticketToken();
+    await awayFromWindowEdge();
+    const address = { 'x-forwarded-for': '203.0.113.30' };
+    const byToken = `{ ticketByToken(token: "${token}") { number } }`;
+    const invented = () => ({
+      ...address,
+      authorization: `Bearer tk_${randomBytes(16).toString('hex')}`,
+      'x-api-key': `cv_${randomBytes(16).toString('hex')}`,
+    });
+    for (let i = 1; i <= PUBLIC_QUOTA; i += 1) {
+      const answer = await graphql(byToken, invented());
+      expect(answer.body.errors).toBeUndefined();
+      expect(remainingOf(answer.headers, 'public')).toBe(PUBLIC_QUOTA - i);
+    }
+    const refused = await graphql(byToken, invented());
+    expect(refused.status).toBe(429);
+    expect(refused.body.errors?.[0]?.message).toMatch(/per client address/);
   });
 
   it('counts the page’s writes and mutations without a credential in one tighter budget per address', async () => {
