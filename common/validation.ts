@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FieldErrors } from './errors';
+import { addFieldError, type FieldErrors } from './errors';
 
 /** "customer_phone" → "customer phone"; "sections.experience.0.start_date" → "sections.experience.0.start date". */
 function attribute(path: readonly PropertyKey[]): string {
@@ -67,12 +67,12 @@ export function fieldErrorsOf(error: z.ZodError): FieldErrors {
       // Named one by one, so each unknown key is reported where the client put it.
       for (const unknown of issue.keys) {
         const path = [...issue.path, unknown];
-        errors[path.map(String).join('.')] = [`The ${attribute(path)} field is not allowed.`];
+        addFieldError(errors, path.map(String).join('.'), `The ${attribute(path)} field is not allowed.`);
       }
       continue;
     }
     const key = issue.path.map(String).join('.') || 'body';
-    (errors[key] ??= []).push(message(issue));
+    addFieldError(errors, key, message(issue));
   }
   return errors;
 }
