@@ -13,6 +13,7 @@ import { TicketCustomerResolver } from './ticket-customer.resolver';
 import { TicketCustomerService } from './ticket-customer.service';
 import { TicketService } from './ticket.service';
 import type { PresentOptions } from './ticket.type';
+import { parseRecordId } from '../../common/input.rules';
 import { languageOf } from '../../common/language';
 import { Venue } from './venue.entity';
 import { VenuePlanClient } from './venue-plan.client';
@@ -84,7 +85,8 @@ export const ticketsSubgraph: SubgraphDefinition = {
     },
     Venue: {
       __resolveReference: async (reference: { id: string }, { scope }) => {
-        const venue = await scope.em.findOne(Venue, { id: Number(reference.id) });
+        const id = parseRecordId(reference.id);
+        const venue = id === null ? null : await scope.em.findOne(Venue, { id });
         return venue ? toVenueType(venue) : null;
       },
     },
