@@ -13,6 +13,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { RunQuery } from './live/live-hub';
 import { startLiveServer, type RunningLiveServer } from './live/live-server';
 import { subgraphFetcher } from './subgraph-fetcher';
+import { inputGuardPlugin } from './input-guard.plugin';
 import {
   FORWARDED_HEADERS,
   HeaderForwardingDataSource,
@@ -50,6 +51,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));
   const apollo = new ApolloServer<GatewayContext>({ gateway, ...platformApolloOptions(logger) });
+  apollo.addPlugin(inputGuardPlugin());
   await apollo.start();
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');
 
