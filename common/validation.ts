@@ -8,7 +8,8 @@ function attribute(path: readonly PropertyKey[]): string {
 
 /** Laravel's wording, which the legacy clients of both documents already show their users. */
 function message(issue: z.core.$ZodIssue): string {
-  const name = attribute(issue.path);
+  // A value that is wrong as a whole (an array sent as the body) is named as the body.
+  const name = issue.path.length === 0 ? 'body' : attribute(issue.path);
   // A schema's own wording ("must be a valid date") completes the sentence.
   if (
     issue.message.startsWith('must ') ||
