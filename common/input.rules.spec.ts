@@ -36,6 +36,19 @@ describe('the text every door refuses', () => {
     expect(textErrorsIn({ note: 'fine', n: 1, list: [null, true] })).toEqual({});
   });
 
+  it('stops at 32 levels and names the field the nesting came in, without exhausting the stack', () => {
+    let deep: unknown = 'x\u0000';
+    for (let i = 0; i < 200_000; i += 1) deep = [deep];
+    const message = 'The sections field must not be nested more than 32 levels deep.';
+    expect(textErrorsIn({ title: 'ok', sections: deep })).toEqual({ sections: [message] });
+    expect(textErrorsIn(deep)).toEqual({
+      body: ['The body field must not be nested more than 32 levels deep.'],
+    });
+    expect(textErrorsIn(deep, ['input', 'resume'])).toEqual({
+      'input.resume': ['The input.resume field must not be nested more than 32 levels deep.'],
+    });
+  });
+
   it('keeps __proto__ and constructor as fields of their own', () => {
     const errors = textErrorsIn(JSON.parse('{"__proto__": "\\u0000", "constructor": "\\ud800"}'));
     expect(Object.keys(errors)).toEqual(['__proto__', 'constructor']);

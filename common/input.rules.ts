@@ -44,32 +44,59 @@ export function printablePath(path: readonly (string | number)[]): string {
 }
 
 /**
+ * How deep a JSON value may nest. The documents' deepest field is a few levels down
+ * (`sections.experience.0.title`, a JSON Resume's `meta.cv.settings`); past this, every recursive
+ * reader after the door (validation, case conversion, jsonb) would exhaust its stack.
+ */
+export const MAX_NESTING = 32;
+
+export function nestingMessage(path: string): string {
+  return `The ${attribute(path)} field must not be nested more than ${MAX_NESTING} levels deep.`;
+}
+
+/**
  * Every string in a JSON value, object keys included, that breaks the rule, keyed by its dotted
- * path (`sections.experience.0.title`). `root` names the value itself when it is a bare string.
+ * path (`sections.experience.0.title`); `root` names the value itself when it is a bare string. A
+ * value nested past {@link MAX_NESTING} is reported under the field it came in (`path`, or a body's
+ * first key) and not read further. The walk keeps its own stack, so no depth a parser accepts can overflow it.
  */
 export function textErrorsIn(value: unknown, path: (string | number)[] = [], root = 'body'): FieldErrors {
   const errors: FieldErrors = {};
-  const visit = (current: unknown, at: (string | number)[]) => {
+  const pending: { value: unknown; at: (string | number)[]; depth: number }[] = [
+    { value, at: path, depth: 0 },
+  ];
+  const keyOf = (at: (string | number)[]) => (at.length === 0 ? root : printablePath(at));
+  while (pending.length > 0) {
+    const { value: current, at, depth } = pending.pop()!;
     if (typeof current === 'string') {
       const problem = textProblemOf(current);
-      if (problem !== undefined) {
-        const key = at.length === 0 ? root : printablePath(at);
-        addFieldError(errors, key, textProblemMessage(key, problem));
-      }
-    } else if (Array.isArray(current)) {
-      current.forEach((item, index) => visit(item, [...at, index]));
-    } else if (typeof current === 'object' && current !== null) {
-      for (const [key, item] of Object.entries(current)) {
+      if (problem !== undefined) addFieldError(errors, keyOf(at), textProblemMessage(keyOf(at), problem));
+      continue;
+    }
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= MAX_NESTING) {
+      // The field the client sent it in: the value's own name, or the body's first key.
+      const first = at[0];
+      const outermost = path.length > 0 || typeof first !== 'string' ? keyOf(path) : keyOf([first]);
+      addFieldError(errors, outermost, nestingMessage(outermost));
+      continue;
+    }
+    const entries: [string | number, unknown][] = Array.isArray(current)
+      ? current.map((item, index): [number, unknown] => [index, item])
+      : Object.entries(current);
+    // Pushed in reverse, so fields are reported in the order the client wrote them.
+    for (let i = entries.length - 1; i >= 0; i -= 1) {
+      const [key, item] = entries[i]!;
+      if (typeof key === 'string') {
         const problem = textProblemOf(key);
         if (problem !== undefined) {
           const shown = printablePath([...at, key]);
           addFieldError(errors, shown, textProblemMessage(shown, problem));
         }
-        visit(item, [...at, key]);
       }
+      pending.push({ value: item, at: [...at, key], depth: depth + 1 });
     }
-  };
-  visit(value, path);
+  }
   return errors;
 }
 

@@ -17,7 +17,13 @@ import {
 } from 'graphql';
 import { resolvers as KNOWN_SCALARS } from 'graphql-scalars';
 import { addFieldError, ValidationError, type FieldErrors } from '../common/errors';
-import { printablePath, textErrorsIn, textProblemMessage, textProblemOf } from '../common/input.rules';
+import {
+  nestingMessage,
+  printablePath,
+  textErrorsIn,
+  textProblemMessage,
+  textProblemOf,
+} from '../common/input.rules';
 
 /**
  * The subgraphs take request bodies of 1 MB (the cv subgraph 8 MB, for photos), and one that
@@ -93,6 +99,18 @@ function checkValue(
 }
 
 /**
+ * A value's size as JSON, or undefined when it nests too deeply to be written at all (fields an
+ * input type does not declare are not read by the checks above, but would still be sent on).
+ */
+function byteSize(value: unknown): number | undefined {
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The field errors of an operation's arguments (literals and variables alike), keyed by the
  * argument's path, e.g. `input.customerName` or `filter.from`.
  */
@@ -121,7 +139,13 @@ export function argumentErrors(
         checkValue(value, argument.type, [node.name.value], errors, true);
         const owner = `${typeInfo.getParentType()?.name ?? ''}.${typeInfo.getFieldDef()?.name ?? ''}`;
         if (FILE_ARGUMENTS.has(`${owner}.${argument.name}`)) return;
-        const size = Buffer.byteLength(JSON.stringify(value) ?? '');
+        const size = byteSize(value);
+        if (size === undefined) {
+          const name = node.name.value;
+          const named = Object.keys(errors).some((key) => key === name || key.startsWith(`${name}.`));
+          if (!named) addFieldError(errors, name, nestingMessage(name));
+          return;
+        }
         bytes += size;
         if (largest === undefined || size > largest.bytes) largest = { key: node.name.value, bytes: size };
       },

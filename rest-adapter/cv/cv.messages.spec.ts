@@ -55,6 +55,7 @@ describe('Arabic error messages of the CV routes', () => {
       'The input.resume field is too large: all arguments together must not be greater than 1000 kilobytes.',
       'The input.resume field must be an object.',
       'The route api/v1/cvs//pdf could not be found.',
+      'The sections field must not be nested more than 32 levels deep.',
     ];
     expect(messages.filter((message) => !ARABIC_LETTER.test(arabicMessage(message)))).toEqual([]);
   });

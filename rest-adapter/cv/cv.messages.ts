@@ -57,6 +57,10 @@ const ARABIC: [RegExp, string][] = [
     'حقل $1 كبير جداً: يجب ألا يزيد حجم المعطيات كلها معاً عن $2 كيلوبايت.',
   ],
   [/^The route (.+) could not be found\.$/, 'تعذّر العثور على المسار $1.'],
+  [
+    /^The (.+) field must not be nested more than (\d+) levels deep\.$/,
+    'يجب ألا يتجاوز تداخل حقل $1 عدد $2 مستوى.',
+  ],
 ];
 
 const MORE = /^(.+) \(and (\d+) more errors?\)$/;

@@ -174,6 +174,34 @@ describe('text no column can store, ids no record can have, and paths no route t
       });
     });
 
+    it('names the body itself when it is an array where an object belongs, and a field given 1e999', async () => {
+      expect(await ticketCall('POST', '/tickets', '[{"note": "x"}]')).toEqual({
+        status: 422,
+        body: {
+          message: 'The body field must be an object.',
+          errors: { body: ['The body field must be an object.'] },
+        },
+      });
+      const huge = await ticketCall('POST', '/tickets', '{"number": 1e999, "note": ["x"]}');
+      expect(huge.status).toBe(422);
+      expect(huge.body.errors).toEqual({
+        number: ['The number field must be a string.'],
+        note: ['The note field must be a string.'],
+      });
+    });
+
+    it('refuses a body nested past 32 levels under its field, however deep', async () => {
+      const deep = `{"note": ${'{"a": '.repeat(50_000)}1${'}'.repeat(50_000)}}`;
+      const reply = await ticketCall('POST', '/tickets', deep);
+      expect(reply).toEqual({
+        status: 422,
+        body: {
+          message: 'The note field must not be nested more than 32 levels deep.',
+          errors: { note: ['The note field must not be nested more than 32 levels deep.'] },
+        },
+      });
+    });
+
     it('keeps __proto__ as a field name', async () => {
       const reply = await ticketCall('POST', '/tickets', '{"__proto__": "\\u0000"}');
       expect(reply.status).toBe(422);
@@ -327,6 +355,19 @@ describe('text no column can store, ids no record can have, and paths no route t
       );
       expect(nested.body.errors?.[0]?.extensions?.errors).toEqual({
         'input.resume.basics.name': [NUL_MESSAGE('input.resume.basics.name')],
+      });
+    });
+
+    it('refuses a JSON argument nested past 32 levels, however deep', async () => {
+      const deep = `${'{"a": '.repeat(50_000)}1${'}'.repeat(50_000)}`;
+      const reply = await graph(
+        '',
+        {},
+        `{"query": "mutation ($i: ImportJsonResumeInput!) { importJsonResume(input: $i) { id } }", "variables": {"i": {"resume": ${deep}}}}`,
+      );
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors?.[0]?.extensions?.errors).toEqual({
+        'input.resume': ['The input.resume field must not be nested more than 32 levels deep.'],
       });
     });
 
