@@ -18,7 +18,7 @@ import {
   hostileNumber,
   hostileString,
   Known,
-  RawNumber,
+  Raw,
   wrongType,
   type PoolName,
 } from './hostile-values';
@@ -111,7 +111,7 @@ function inputArbitrary(
         fc.oneof(
           ...known.map((arbitrary) => ({ weight: 6, arbitrary })),
           { weight: 2, arbitrary: fc.integer({ min: -2, max: 1_000 }).map(String) },
-          { weight: 2, arbitrary: hostileNumber().map((n) => (n instanceof RawNumber ? n.text : String(n))) },
+          { weight: 2, arbitrary: hostileNumber().map((n) => (n instanceof Raw ? n.json : String(n))) },
           { weight: 1, arbitrary: fc.uuid() },
           { weight: 2, arbitrary: hostileString(100) },
           { weight: 1, arbitrary: hostileNumber(1) },
@@ -217,7 +217,7 @@ export function graphCases(schema: GraphQLSchema, poolOf: GraphPoolOf): fc.Arbit
 /** A GraphQL literal for a value; what GraphQL cannot write (a NUL in a name, say) fails to parse, as it should. */
 function literal(value: unknown): string {
   if (value === null || value === undefined) return 'null';
-  if (value instanceof RawNumber) return value.text;
+  if (value instanceof Raw) return value.graphql;
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '1e999';
   if (typeof value === 'boolean') return String(value);

@@ -1,11 +1,15 @@
 import fc from 'fast-check';
 
 /**
- * A JSON number that JavaScript cannot hold as written (`1e999`, `-1e999`, twenty-digit ids): kept as
- * its source text and spliced into the body by {@link toJsonText}, so the server's parser meets it.
+ * A value written as its own source text, which JavaScript cannot hold or print as it stands: a
+ * number like `1e999` or a twenty-digit id, or nesting deeper than a recursive printer survives.
+ * {@link toJsonText} splices `json` into a body; a GraphQL literal uses `graphql`.
  */
-export class RawNumber {
-  constructor(readonly text: string) {}
+export class Raw {
+  constructor(
+    readonly json: string,
+    readonly graphql: string = json,
+  ) {}
 }
 
 /** A value taken from the live platform when the case is sent (a ticket id that exists, say). */
@@ -127,21 +131,34 @@ export const hostileString = (maxLength?: number, longest?: number): fc.Arbitrar
   );
 
 /** Numbers at the edges of int4, int8, doubles and JSON. */
-export const hostileNumber = (minimum?: number, maximum?: number): fc.Arbitrary<number | RawNumber> => {
+export const hostileNumber = (minimum?: number, maximum?: number): fc.Arbitrary<number | Raw> => {
   const edges = [0, -1, 1, 2147483647, -2147483648, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 1e20];
   if (minimum !== undefined) edges.push(minimum - 1, minimum);
   if (maximum !== undefined) edges.push(maximum, maximum + 1);
   return fc.oneof(
     fc.constantFrom(...edges),
     fc.double({ noNaN: true, noDefaultInfinity: true }),
-    fc.constantFrom(...RAW_NUMBERS).map((text) => new RawNumber(text)),
+    fc.constantFrom(...RAW_NUMBERS).map((text) => new Raw(text)),
   );
 };
+
+/** Arrays or objects nested `depth` deep: past what any field holds, and what a recursive reader survives. */
+function nested(depth: number, kind: 'array' | 'object'): Raw {
+  return kind === 'array'
+    ? new Raw(`${'['.repeat(depth)}"deep"${']'.repeat(depth)}`)
+    : new Raw(
+        `${'{"a": '.repeat(depth)}"deep"${'}'.repeat(depth)}`,
+        `${'{a: '.repeat(depth)}"deep"${'}'.repeat(depth)}`,
+      );
+}
+
+const DEEP_VALUES = [nested(33, 'object'), nested(30_000, 'array'), nested(30_000, 'object')];
 
 /** A value of some other JSON type than the one expected: what a careless client sends. */
 export const wrongType = (depth = 1): fc.Arbitrary<unknown> =>
   fc.oneof(
     fc.constant(null),
+    fc.constantFrom(...DEEP_VALUES),
     fc.boolean(),
     hostileNumber(),
     hostileString(),
@@ -163,14 +180,14 @@ export const hostileKey = (): fc.Arbitrary<string> =>
   );
 
 /**
- * JSON text of a value, with each {@link RawNumber} written as its own token. Known values must be
+ * JSON text of a value, with each {@link Raw} written as its own text. Known values must be
  * resolved before.
  */
 export function toJsonText(value: unknown): string {
   const raws: string[] = [];
   const text = JSON.stringify(value, (_key, v: unknown) => {
-    if (v instanceof RawNumber) {
-      raws.push(v.text);
+    if (v instanceof Raw) {
+      raws.push(v.json);
       return `\u0000raw${raws.length - 1}\u0000`;
     }
     return v;
@@ -190,7 +207,7 @@ export function resolveKnown(value: unknown, pools: Record<PoolName, readonly st
     const picked = pool.length === 0 ? '0' : pool[value.pick % pool.length]!;
     return value.as === 'number' ? Number(picked) : picked;
   }
-  if (value instanceof RawNumber) return value;
+  if (value instanceof Raw) return value;
   if (Array.isArray(value)) return value.map((v) => resolveKnown(v, pools));
   if (typeof value === 'object' && value !== null) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveKnown(v, pools)]));

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { hostileNumber, hostileString, Known, nastyString, percentEncode, RawNumber } from './hostile-values';
+import { hostileNumber, hostileString, Known, nastyString, percentEncode, Raw } from './hostile-values';
 import { schemaArbitrary, type JsonSchema, type SchemaContext } from './json-schema.arbitrary';
 import type { PoolName } from './hostile-values';
 
@@ -85,8 +85,8 @@ function parameterValue(parameter: Parameter, context: SchemaContext): fc.Arbitr
   const asText = (value: unknown): Segment =>
     value instanceof Known
       ? { text: value }
-      : value instanceof RawNumber
-        ? { text: value.text }
+      : value instanceof Raw
+        ? { text: value.json }
         : { text: typeof value === 'string' ? value : JSON.stringify(value) };
   return fc.oneof(
     {
