@@ -145,6 +145,8 @@ describe('text no column can store, ids no record can have, and paths no route t
       const search = await ticketCall('GET', '/tickets?search=a%00b&status=waiting');
       expect(search.status).toBe(422);
       expect(search.body.errors).toEqual({ search: [NUL_MESSAGE('search')] });
+      const page = await ticketCall('GET', '/tickets?page=99999999999');
+      expect(page.body.errors).toEqual({ page: ['The page field must not be greater than 2147483647.'] });
       const malformed = await ticketCall('GET', '/tickets?external_id=%FF');
       expect(malformed.body.errors).toEqual({ external_id: [UTF8_MESSAGE('external id')] });
     });
