@@ -107,7 +107,11 @@ export function ticketsRoutes(graph: GraphClient, publicBaseUrl: string): Router
       identifiers: ['id'],
       headers: ['idempotency-key', 'accept-language'],
       refuse: async (req, { errors, unaddressable }) => {
-        await graph.execute(TICKET_ACCESS, { scope: req.method === 'GET' ? 'READ' : 'WRITE' }, req);
+        await graph.execute(
+          TICKET_ACCESS,
+          { scope: ['GET', 'HEAD'].includes(req.method) ? 'READ' : 'WRITE' },
+          req,
+        );
         if (unaddressable) throw new NotFoundError('Ticket not found.');
         throw new ValidationError(errors);
       },
