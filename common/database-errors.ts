@@ -8,6 +8,8 @@ import { UnavailableError, ValidationError } from './errors';
  */
 const REFUSED_VALUES: Record<string, string> = {
   '22P05': 'A text value contains a character the database cannot store (such as NUL).',
+  // A NUL inside a text parameter breaks the wire protocol's C string before Postgres sees a value.
+  '08P01': 'A text value contains a character the database cannot store (such as NUL).',
   '22021': 'A text value is not valid UTF-8.',
   '22003': 'A number is out of range.',
   '22P02': 'A value is not of the expected type.',

@@ -17,6 +17,18 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 /** Field name (or path such as `sections.experience.0.start_date`) → messages. */
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * Adds a message to a field's list. A field is named by what the client sent, so `__proto__` and
+ * `constructor` are fields like any other: they get an own property, never the object's prototype.
+ */
+export function addFieldError(errors: FieldErrors, field: string, message: string): void {
+  if (!Object.hasOwn(errors, field)) {
+    Object.defineProperty(errors, field, { value: [], enumerable: true, writable: true, configurable: true });
+  }
+  const messages = errors[field]!;
+  if (!messages.includes(message)) messages.push(message);
+}
+
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
 }

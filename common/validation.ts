@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { FieldErrors } from './errors';
+import { addFieldError, type FieldErrors } from './errors';
 
 /** "customer_phone" → "customer phone"; "sections.experience.0.start_date" → "sections.experience.0.start date". */
 function attribute(path: readonly PropertyKey[]): string {
@@ -8,7 +8,8 @@ function attribute(path: readonly PropertyKey[]): string {
 
 /** Laravel's wording, which the legacy clients of both documents already show their users. */
 function message(issue: z.core.$ZodIssue): string {
-  const name = attribute(issue.path);
+  // A value that is wrong as a whole (an array sent as the body) is named as the body.
+  const name = issue.path.length === 0 ? 'body' : attribute(issue.path);
   // A schema's own wording ("must be a valid date") completes the sentence.
   if (
     issue.message.startsWith('must ') ||
@@ -67,12 +68,12 @@ export function fieldErrorsOf(error: z.ZodError): FieldErrors {
       // Named one by one, so each unknown key is reported where the client put it.
       for (const unknown of issue.keys) {
         const path = [...issue.path, unknown];
-        errors[path.map(String).join('.')] = [`The ${attribute(path)} field is not allowed.`];
+        addFieldError(errors, path.map(String).join('.'), `The ${attribute(path)} field is not allowed.`);
       }
       continue;
     }
     const key = issue.path.map(String).join('.') || 'body';
-    (errors[key] ??= []).push(message(issue));
+    addFieldError(errors, key, message(issue));
   }
   return errors;
 }

@@ -18,6 +18,7 @@ import { GatewayRateLimits } from './rate-limit';
 import type { RunQuery } from './live/live-hub';
 import { startLiveServer, type RunningLiveServer } from './live/live-server';
 import { subgraphFetcher } from './subgraph-fetcher';
+import { inputGuardPlugin } from './input-guard.plugin';
 import {
   FORWARDED_HEADERS,
   HeaderForwardingDataSource,
@@ -78,7 +79,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     ...platformApolloOptions(logger, config.nodeEnv),
     validationRules: bounds.validationRules,
     parseOptions: bounds.parseOptions,
-    plugins: [...bounds.plugins, limits.plugin(), errorStatusPlugin()],
+    plugins: [inputGuardPlugin(), ...bounds.plugins, limits.plugin(), errorStatusPlugin()],
   });
   await apollo.start();
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');

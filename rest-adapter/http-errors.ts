@@ -134,7 +134,9 @@ export function errorHandler(
       next(error);
       return;
     }
-    const mapped = toHttpError(error, currentRequestId());
+    const mapped = isUndecodablePath(error)
+      ? { status: 404, body: { message: routeNotFoundMessage(req) }, headers: {} }
+      : toHttpError(error, currentRequestId());
     if (mapped.status >= 500) logger.error({ err: error }, 'request failed');
     const body = alwaysFieldErrors ? { ...mapped.body, errors: mapped.body.errors ?? {} } : mapped.body;
     res
@@ -144,7 +146,21 @@ export function errorHandler(
   };
 }
 
-/** Laravel's wording, which legacy clients may match on. */
+/**
+ * Express could not decode a path parameter (`/t/%FF`): bytes that are not UTF-8 name no page and
+ * no record, so the path is answered as an unknown route. The API documents' routers refuse such
+ * paths earlier, naming the parameter (input-guard.ts); this is the floor beneath them.
+ */
+function isUndecodablePath(error: unknown): boolean {
+  return error instanceof URIError && (error as URIError & { status?: unknown }).status === 400;
+}
+
+/** Laravel's wording, which legacy clients may match on; the path as the client sent it. */
+export function routeNotFoundMessage(req: Request): string {
+  const path = req.originalUrl.split('?')[0] ?? '';
+  return `The route ${path.replace(/^\//, '')} could not be found.`;
+}
+
 export const unknownRoute: RequestHandler = (req, res) => {
-  res.status(404).json({ message: `The route ${req.path.replace(/^\//, '')} could not be found.` });
+  res.status(404).json({ message: routeNotFoundMessage(req) });
 };

@@ -50,6 +50,12 @@ describe('Arabic error messages of the CV routes', () => {
       'The resume field must be a JSON Resume object.',
       'The template id field cannot change here; use PUT /cvs/{uuid}/template.',
       'The selected section order.3 is invalid.',
+      'The sections.experience.0.company field must not contain NUL characters.',
+      'The title field must be valid UTF-8 text.',
+      'The input.resume field is too large: all arguments together must not be greater than 1000 kilobytes.',
+      'The input.resume field must be an object.',
+      'The route api/v1/cvs//pdf could not be found.',
+      'The sections field must not be nested more than 32 levels deep.',
     ];
     expect(messages.filter((message) => !ARABIC_LETTER.test(arabicMessage(message)))).toEqual([]);
   });

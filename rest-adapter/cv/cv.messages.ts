@@ -50,6 +50,17 @@ const ARABIC: [RegExp, string][] = [
   [/^Send one file, in the multipart field photo\.$/, 'أرسل ملفاً واحداً في حقل multipart المسمى photo.'],
   [/^The photo upload is malformed: (.+)\.$/, 'رفع الصورة غير سليم: $1.'],
   [/^The request body is not valid JSON\.$/, 'جسم الطلب ليس JSON صالحاً.'],
+  [/^The (.+) field must not contain NUL characters\.$/, 'يجب ألا يحتوي حقل $1 على محارف NUL.'],
+  [/^The (.+) field must be valid UTF-8 text\.$/, 'يجب أن يكون حقل $1 نصاً صالحاً بترميز UTF-8.'],
+  [
+    /^The (.+) field is too large: all arguments together must not be greater than (\d+) kilobytes\.$/,
+    'حقل $1 كبير جداً: يجب ألا يزيد حجم المعطيات كلها معاً عن $2 كيلوبايت.',
+  ],
+  [/^The route (.+) could not be found\.$/, 'تعذّر العثور على المسار $1.'],
+  [
+    /^The (.+) field must not be nested more than (\d+) levels deep\.$/,
+    'يجب ألا يتجاوز تداخل حقل $1 عدد $2 مستوى.',
+  ],
 ];
 
 const MORE = /^(.+) \(and (\d+) more errors?\)$/;

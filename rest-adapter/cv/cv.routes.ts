@@ -1,7 +1,7 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
 import { camelKeys } from '../../common/case';
-import { RateLimitedError, ValidationError, type FieldErrors } from '../../common/errors';
+import { NotFoundError, RateLimitedError, ValidationError, type FieldErrors } from '../../common/errors';
 import { languageOf } from '../../common/language';
 import type { Logger } from '../../common/logger';
 import type { KnownCredentials, RateBudgets, RatePolicy } from '../../common/rate-budget';
@@ -10,7 +10,8 @@ import { cvUpdateRequest, normalizeStrings } from '../../subgraphs/cv/cv.payload
 import { PHOTO_MAX_BYTES } from '../../subgraphs/cv/photo';
 import { sendCacheable } from '../cacheable';
 import { GraphOperationError, type GraphClient } from '../graph-client';
-import { errorHandler } from '../http-errors';
+import { errorHandler, routeNotFoundMessage } from '../http-errors';
+import { inputGuard } from '../input-guard';
 import { byAddress, rateLimit } from '../rate-limit';
 import {
   CV_AUTH,
@@ -162,11 +163,32 @@ export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOp
   router.use(CV_PATHS, accountLimiter(graph, options));
 
   /** The key, the CV's existence and its owner are judged before the body: 401, 404, 403, then 422. */
-  const refuse = async (req: Request, errors: FieldErrors): Promise<never> => {
-    if (typeof req.params.uuid === 'string') await graph.execute(CV_OWNED, { id: req.params.uuid }, req);
+  const refuse = async (
+    req: Request,
+    errors: FieldErrors,
+    params: Record<string, string> = req.params as Record<string, string>,
+  ): Promise<never> => {
+    if (typeof params.uuid === 'string') await graph.execute(CV_OWNED, { id: params.uuid }, req);
     else await graph.execute(CV_AUTH, {}, req);
     throw new ValidationError(errors);
   };
+
+  router.use(
+    inputGuard({
+      paths: CV_PATHS,
+      // The import's path is listed first so that `import` is not read as a CV's UUID.
+      routes: ['/cvs/import/json-resume', '/cvs/:uuid', '/templates/:id'],
+      // A UUID or template id that cannot be one is that record's 404, in the graph's words and language.
+      identifiers: ['uuid', 'id'],
+      headers: ['accept-language', 'if-none-match'],
+      refuse: async (req, { errors, params, unaddressable }) => {
+        if (unaddressable && typeof params.id === 'string' && params.uuid === undefined) {
+          await graph.execute(CV_TEMPLATE, { id: params.id }, req);
+        }
+        return refuse(req, errors, params);
+      },
+    }),
+  );
 
   router.get('/cv/openapi.json', async (req, res) => {
     await graph.execute(CV_AUTH, {}, req);
@@ -320,6 +342,8 @@ export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOp
     await graph.execute(CV_DELETE, { id: req.params.uuid }, req);
     res.json({ data: { id: req.params.uuid.toLowerCase(), deleted: true } });
   });
+  // A path under the document's that no route takes (`/cvs//pdf`) is still answered in its shape.
+  router.use(CV_PATHS, (req, _res, next) => next(new NotFoundError(routeNotFoundMessage(req))));
   // Inside this router, so only the CV document's routes answer in its error shape.
   router.use(cvErrorHandler(logger));
   return router;

@@ -1,9 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import type { z } from 'zod';
-import { ValidationError } from '../../common/errors';
+import { NotFoundError, ValidationError } from '../../common/errors';
 import { fieldErrorsOf } from '../../common/validation';
 import { DEFAULT_PER_PAGE } from '../../subgraphs/tickets/ticket.rules';
 import { operation, type GraphClient } from '../graph-client';
+import { inputGuard } from '../input-guard';
 import { paginate } from '../pagination';
 import { TICKET_FIELDS, toTicketResource, type GraphTicket } from './ticket.resource';
 import { ticketsOpenApi } from './tickets.openapi';
@@ -97,6 +98,25 @@ function collectionPath(publicBaseUrl: string): string {
 export function ticketsRoutes(graph: GraphClient, publicBaseUrl: string): Router {
   const router = Router();
   const openApi = ticketsOpenApi(publicBaseUrl);
+
+  router.use(
+    inputGuard({
+      paths: ['/tickets', '/openapi.json'],
+      routes: ['/tickets/by-external/:externalId', '/tickets/:id'],
+      // A numeric id that cannot be one is the same 404 as an unknown one (docs/API-DECISIONS.md).
+      identifiers: ['id'],
+      headers: ['idempotency-key', 'accept-language'],
+      refuse: async (req, { errors, unaddressable }) => {
+        await graph.execute(
+          TICKET_ACCESS,
+          { scope: ['GET', 'HEAD'].includes(req.method) ? 'READ' : 'WRITE' },
+          req,
+        );
+        if (unaddressable) throw new NotFoundError('Ticket not found.');
+        throw new ValidationError(errors);
+      },
+    }),
+  );
 
   router.get('/openapi.json', async (req, res) => {
     await graph.execute(TICKET_ACCESS, { scope: 'READ' }, req);

@@ -45,7 +45,8 @@ export const listTicketsQuery = z.object({
   per_page: queryInteger(1, TICKET_LIMITS.perPage)
     .optional()
     .describe(`1 to 100, default ${DEFAULT_PER_PAGE}.`),
-  page: queryInteger(1).optional(),
+  // The graph's Int is 32-bit: a larger page is refused here in the document's words.
+  page: queryInteger(1, 2_147_483_647).optional(),
 });
 
 const dateTime = z.string().meta({ format: 'date-time' });

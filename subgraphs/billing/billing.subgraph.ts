@@ -3,6 +3,7 @@ import { AccountBillingResolver } from './account.resolver';
 import { MeterResolver } from './meter.resolver';
 import { BillingAccount } from './account.type';
 import type { SubgraphDefinition } from '../../common/subgraph';
+import { parseRecordId } from '../../common/input.rules';
 import { Plan } from './plan.entity';
 import { resolvePlanReference } from './plan.reference';
 import { PlanResolver } from './plan.resolver';
@@ -20,12 +21,14 @@ export const billingSubgraph: SubgraphDefinition = {
   orphanedTypes: [BillingVenue, BillingAccount],
   referenceResolvers: {
     Plan: { __resolveReference: resolvePlanReference },
-    Venue: { __resolveReference: (reference: { id: string }) => ({ id: reference.id }) },
+    // An id that cannot be a record's is no entity: its fields resolve to null, not to a query on NaN.
+    Venue: {
+      __resolveReference: (reference: { id: string }) =>
+        parseRecordId(reference.id) === null ? null : { id: reference.id },
+    },
     Account: {
-      __resolveReference: (reference: { id: string; cvCount?: number }) => ({
-        id: reference.id,
-        cvCount: reference.cvCount ?? 0,
-      }),
+      __resolveReference: (reference: { id: string; cvCount?: number }) =>
+        parseRecordId(reference.id) === null ? null : { id: reference.id, cvCount: reference.cvCount ?? 0 },
     },
   },
   createResolvers: (scope) => [

@@ -1,5 +1,13 @@
 import { Arg, Directive, Field, ID, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
+import { NotFoundError } from '../../common/errors';
+import { parseRecordId } from '../../common/input.rules';
 import { SubscriptionService, type DownloadMeter } from './subscription.service';
+
+function accountIdOf(accountId: string): number {
+  const id = parseRecordId(accountId);
+  if (id === null) throw new NotFoundError('Account not found.');
+  return id;
+}
 
 @Directive('@inaccessible')
 @ObjectType('CvDownloadMeter', { description: 'An export counted against the month’s download_limit.' })
@@ -25,13 +33,13 @@ export class MeterResolver {
   @Directive('@inaccessible')
   @Mutation(() => CvDownloadMeterType)
   meterCvDownload(@Arg('accountId', () => ID) accountId: string): Promise<DownloadMeter> {
-    return this.subscriptions.meterDownload('account', Number(accountId));
+    return this.subscriptions.meterDownload('account', accountIdOf(accountId));
   }
 
   @Directive('@inaccessible')
   @Mutation(() => Boolean)
   async refundCvDownload(@Arg('accountId', () => ID) accountId: string): Promise<boolean> {
-    await this.subscriptions.refundDownload('account', Number(accountId));
+    await this.subscriptions.refundDownload('account', accountIdOf(accountId));
     return true;
   }
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../common/database';
 import { ForbiddenError, NotFoundError, RateLimitedError } from '../../common/errors';
+import { parseRecordId } from '../../common/input.rules';
 import type { TextLanguage } from '../../common/language';
 import type { PlanClient } from '../../common/plan-client';
 import { countInWindow } from '../../common/rate-window';
@@ -105,9 +106,8 @@ export class CvExportService {
 
   /** A template with sample content in the asked language, for `preview_url`. */
   async preview(templateId: string, locale: 'ar' | 'en'): Promise<string> {
-    const template = /^[1-9][0-9]{0,17}$/.test(templateId)
-      ? await this.em.findOne(Template, { id: Number(templateId) })
-      : null;
+    const id = parseRecordId(templateId);
+    const template = id === null ? null : await this.em.findOne(Template, { id });
     if (template === null) throw new NotFoundError(TEXTS.noTemplate[this.language]);
     const document = sampleCvDocument(locale);
     return renderCvHtml({

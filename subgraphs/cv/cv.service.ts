@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { EntityManager } from '../../common/database';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
+import { parseRecordId } from '../../common/input.rules';
 import type { TextLanguage } from '../../common/language';
 import { fieldErrorsOf } from '../../common/validation';
 import type { AccountEntitlements } from './account-plan.client';
@@ -412,9 +413,8 @@ export class CvService {
     templateId: string,
     tx: EntityManager = this.em,
   ): Promise<Template | null> {
-    const template = /^[1-9][0-9]{0,17}$/.test(templateId)
-      ? await tx.findOne(Template, { id: Number(templateId) })
-      : null;
+    const id = parseRecordId(templateId);
+    const template = id === null ? null : await tx.findOne(Template, { id });
     if (template === null || (template.companyId !== null && template.companyId !== principal.companyId))
       return null;
     return template;

@@ -1,6 +1,7 @@
 import { Arg, ID, Query, Resolver } from 'type-graphql';
 import type { EntityManager } from '../../common/database';
 import { NotFoundError } from '../../common/errors';
+import { parseRecordId } from '../../common/input.rules';
 import type { TextLanguage } from '../../common/language';
 import type { PlanClient } from '../../common/plan-client';
 import type { AccountEntitlements } from './account-plan.client';
@@ -34,7 +35,8 @@ export class TemplateResolver {
   })
   async template(@Arg('id', () => ID) id: string): Promise<TemplateType> {
     const { templates, premiumAllowed } = await this.visible();
-    const template = templates.find((t) => String(t.id) === id);
+    const templateId = parseRecordId(id);
+    const template = templates.find((t) => t.id === templateId);
     if (template === undefined) throw new NotFoundError(TEMPLATE_NOT_FOUND[this.language]);
     return toTemplateType(template, premiumAllowed, this.publicBaseUrl);
   }

@@ -1,5 +1,6 @@
 import { Arg, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
+import { parseRecordId } from '../../common/input.rules';
 import { TOKEN_HIDDEN_FIELDS } from './events/live-event';
 import { TicketAccess } from './ticket-access';
 import { DEFAULT_PER_PAGE, TICKET_LIMITS, type TicketMove } from './ticket.rules';
@@ -34,10 +35,9 @@ export function ticketRef(id: string | null | undefined, externalId: string | nu
     throw new ValidationError({ id: ['Give either id or externalId.'] });
   }
   if (externalId !== null && externalId !== undefined) return { externalId };
-  if (!/^[1-9][0-9]{0,17}$/.test(id ?? '') || Number(id) > Number.MAX_SAFE_INTEGER) {
-    throw new NotFoundError('Ticket not found.');
-  }
-  return { id: Number(id) };
+  const ticketId = parseRecordId(id);
+  if (ticketId === null) throw new NotFoundError('Ticket not found.');
+  return { id: ticketId };
 }
 
 @Resolver(() => TicketType)

@@ -1,0 +1,95 @@
+import { addFieldError, type FieldErrors } from './errors';
+import { parseRecordId, textErrorsIn, textProblemMessage, textProblemOf } from './input.rules';
+
+describe('the text every door refuses', () => {
+  it('finds a NUL anywhere and a lone surrogate of either half, and passes paired ones', () => {
+    expect(textProblemOf('a\u0000b')).toBe('nul');
+    expect(textProblemOf('\ud800')).toBe('malformed');
+    expect(textProblemOf('x\udfffy')).toBe('malformed');
+    expect(textProblemOf('\udc00\ud800')).toBe('malformed');
+    expect(textProblemOf('😀 مرحبا \u202e\ufeff')).toBeUndefined();
+    expect(textProblemOf('')).toBeUndefined();
+  });
+
+  it('says what is wrong in Laravel’s words, with the field named as the documents do', () => {
+    expect(textProblemMessage('customer_name', 'nul')).toBe(
+      'The customer name field must not contain NUL characters.',
+    );
+    expect(textProblemMessage('sections.experience.0.title', 'malformed')).toBe(
+      'The sections.experience.0.title field must be valid UTF-8 text.',
+    );
+  });
+
+  it('names every bad string of a JSON value by its path, object keys included', () => {
+    expect(
+      textErrorsIn({
+        customer_name: 'a\u0000',
+        sections: { experience: [{ title: 'ok' }, { title: '\ud800' }] },
+        'bad\u0000key': 1,
+      }),
+    ).toEqual({
+      customer_name: ['The customer name field must not contain NUL characters.'],
+      'sections.experience.1.title': ['The sections.experience.1.title field must be valid UTF-8 text.'],
+      'bad\ufffdkey': ['The bad\ufffdkey field must not contain NUL characters.'],
+    });
+    expect(textErrorsIn('\u0000')).toEqual({ body: ['The body field must not contain NUL characters.'] });
+    expect(textErrorsIn({ note: 'fine', n: 1, list: [null, true] })).toEqual({});
+  });
+
+  it('stops at 32 levels and names the field the nesting came in, without exhausting the stack', () => {
+    let deep: unknown = 'x\u0000';
+    for (let i = 0; i < 200_000; i += 1) deep = [deep];
+    const message = 'The sections field must not be nested more than 32 levels deep.';
+    expect(textErrorsIn({ title: 'ok', sections: deep })).toEqual({ sections: [message] });
+    expect(textErrorsIn(deep)).toEqual({
+      body: ['The body field must not be nested more than 32 levels deep.'],
+    });
+    expect(textErrorsIn(deep, ['input', 'resume'])).toEqual({
+      'input.resume': ['The input.resume field must not be nested more than 32 levels deep.'],
+    });
+  });
+
+  it('keeps __proto__ and constructor as fields of their own', () => {
+    const errors = textErrorsIn(JSON.parse('{"__proto__": "\\u0000", "constructor": "\\ud800"}'));
+    expect(Object.keys(errors)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(errors)).toBe(Object.prototype);
+    const more: FieldErrors = {};
+    addFieldError(more, 'constructor', 'one');
+    addFieldError(more, 'constructor', 'one');
+    expect(JSON.stringify(more)).toBe('{"constructor":["one"]}');
+  });
+});
+
+describe('a record’s id', () => {
+  it('is a positive whole number in plain decimal that a JavaScript number keeps exactly', () => {
+    expect(parseRecordId('42')).toBe(42);
+    expect(parseRecordId(42)).toBe(42);
+    expect(parseRecordId('9007199254740991')).toBe(9007199254740991);
+  });
+
+  it('is nothing for anything else, so no query asks for it', () => {
+    for (const id of [
+      '0',
+      '-1',
+      '042',
+      '1e3',
+      '1.0',
+      ' 1',
+      '9007199254740992',
+      '9223372036854775807',
+      '99999999999999999999',
+      'abc',
+      '1\u0000',
+      '',
+      null,
+      undefined,
+      0,
+      -5,
+      1.5,
+      Number.POSITIVE_INFINITY,
+      2 ** 60,
+    ]) {
+      expect(parseRecordId(id)).toBeNull();
+    }
+  });
+});

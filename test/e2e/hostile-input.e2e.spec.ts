@@ -1,0 +1,401 @@
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import {
+  admin,
+  cvCaller,
+  newCvAccount,
+  newTicketBranch,
+  platformTemplateId,
+  startPlatform,
+  type CvAccount,
+  type Platform,
+  type TicketBranch,
+} from '../support/platform';
+
+interface Reply {
+  status: number;
+  body: { message?: string; errors?: Record<string, string[]> } & Record<string, unknown>;
+}
+
+interface GraphReply {
+  status: number;
+  body: {
+    data?: Record<string, unknown> | null;
+    errors?: { message: string; extensions?: { code?: string; errors?: Record<string, string[]> } }[];
+  };
+}
+
+const NUL_MESSAGE = (field: string) => `The ${field} field must not contain NUL characters.`;
+const UTF8_MESSAGE = (field: string) => `The ${field} field must be valid UTF-8 text.`;
+
+describe('text no column can store, ids no record can have, and paths no route takes', () => {
+  let database: TestDatabase;
+  let platform: Platform;
+  let branch: TicketBranch;
+  let account: CvAccount;
+  let cvId: string;
+  let call: ReturnType<typeof cvCaller>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    platform = await startPlatform(database);
+    branch = await newTicketBranch(platform.config);
+    account = await newCvAccount(platform.config, { plan: 'pro' });
+    call = cvCaller(platform);
+    const created = await call<{ id: string }>('POST', '/cvs', account.key, {
+      title: 'CV',
+      locale: 'en',
+      template_id: await platformTemplateId(database, 'classic'),
+    });
+    cvId = created.body.data!.id;
+  });
+
+  afterAll(async () => {
+    await platform?.stop();
+    await database.drop();
+  });
+
+  /** The raw request line matters here (`%00`, `%FF`), so paths are sent exactly as written. */
+  async function ticketCall(method: string, path: string, body?: string, key = branch.key): Promise<Reply> {
+    const response = await fetch(`${platform.restUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body }),
+    });
+    return { status: response.status, body: (await response.json()) as Reply['body'] };
+  }
+
+  async function graph(
+    query: string,
+    variables: Record<string, unknown> = {},
+    rawBody?: string,
+  ): Promise<GraphReply> {
+    const response = await fetch(platform.gatewayUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${branch.key}`,
+        'x-api-key': account.key,
+      },
+      body: rawBody ?? JSON.stringify({ query, variables }),
+    });
+    return { status: response.status, body: (await response.json()) as GraphReply['body'] };
+  }
+
+  const rows = async (table: string) =>
+    Number((await database.query(`select count(*) as n from ${table}`))[0]!.n);
+
+  describe('the ticket document', () => {
+    it('refuses a NUL in a body field with 422 naming it, and writes no ticket', async () => {
+      const before = await rows('tickets.tickets');
+      const reply = await ticketCall('POST', '/tickets', '{"customer_name": "\\u0000"}');
+      expect(reply).toEqual({
+        status: 422,
+        body: {
+          message: NUL_MESSAGE('customer name'),
+          errors: { customer_name: [NUL_MESSAGE('customer name')] },
+        },
+      });
+      expect(await rows('tickets.tickets')).toBe(before);
+    });
+
+    it('refuses a lone surrogate, which would otherwise be stored as U+FFFD', async () => {
+      const before = await rows('tickets.tickets');
+      const reply = await ticketCall('POST', '/tickets', '{"note": "ok", "number": "7\\ud800"}');
+      expect(reply.status).toBe(422);
+      expect(reply.body.errors).toEqual({ number: [UTF8_MESSAGE('number')] });
+      expect(await rows('tickets.tickets')).toBe(before);
+    });
+
+    it('judges the key before the text: a bad key is 401 and a read-only key 403', async () => {
+      const unknown = await ticketCall(
+        'POST',
+        '/tickets',
+        '{"note": "\\u0000"}',
+        'tk_nobodyHasThisKey000000000000000',
+      );
+      expect(unknown.status).toBe(401);
+      expect(unknown.body.message).toBe('Unauthenticated.');
+      const readOnly = await admin<{ key: string }>(
+        platform.config,
+        'key',
+        'create',
+        '--branch',
+        String(branch.branchId),
+        '--scopes',
+        'tickets:read',
+      );
+      const unscoped = await ticketCall('POST', '/tickets/by-external/x%00/ready', undefined, readOnly.key);
+      expect(unscoped).toEqual({
+        status: 403,
+        body: { message: 'This API key lacks the tickets:write scope.' },
+      });
+    });
+
+    it('names the path parameter and the query parameter that carry a NUL or bytes that are not UTF-8', async () => {
+      expect(await ticketCall('GET', '/tickets/by-external/x%00y')).toEqual({
+        status: 422,
+        body: {
+          message: NUL_MESSAGE('external id'),
+          errors: { external_id: [NUL_MESSAGE('external id')] },
+        },
+      });
+      const surrogate = await ticketCall('POST', '/tickets/by-external/x%ED%A0%80y/ready');
+      expect(surrogate.status).toBe(422);
+      expect(surrogate.body.errors).toEqual({ external_id: [UTF8_MESSAGE('external id')] });
+      const search = await ticketCall('GET', '/tickets?search=a%00b&status=waiting');
+      expect(search.status).toBe(422);
+      expect(search.body.errors).toEqual({ search: [NUL_MESSAGE('search')] });
+      const page = await ticketCall('GET', '/tickets?page=99999999999');
+      expect(page.body.errors).toEqual({ page: ['The page field must not be greater than 2147483647.'] });
+      const malformed = await ticketCall('GET', '/tickets?external_id=%FF');
+      expect(malformed.body.errors).toEqual({ external_id: [UTF8_MESSAGE('external id')] });
+    });
+
+    it('answers an id that cannot be a ticket’s as an unknown one: 404', async () => {
+      for (const id of [
+        '%FF',
+        '%ED%A0%80',
+        '1%00',
+        '9223372036854775808',
+        '99999999999999999999',
+        '1e3',
+        '-1',
+      ]) {
+        expect(await ticketCall('GET', `/tickets/${id}`)).toEqual({
+          status: 404,
+          body: { message: 'Ticket not found.' },
+        });
+        expect((await ticketCall('POST', `/tickets/${id}/ready`)).status).toBe(404);
+      }
+    });
+
+    it('answers an external id longer than any stored one as unknown, not as a field error', async () => {
+      expect(await ticketCall('GET', `/tickets/by-external/${'x'.repeat(101)}`)).toEqual({
+        status: 404,
+        body: { message: 'Ticket not found.' },
+      });
+    });
+
+    it('names the body itself when it is an array where an object belongs, and a field given 1e999', async () => {
+      expect(await ticketCall('POST', '/tickets', '[{"note": "x"}]')).toEqual({
+        status: 422,
+        body: {
+          message: 'The body field must be an object.',
+          errors: { body: ['The body field must be an object.'] },
+        },
+      });
+      const huge = await ticketCall('POST', '/tickets', '{"number": 1e999, "note": ["x"]}');
+      expect(huge.status).toBe(422);
+      expect(huge.body.errors).toEqual({
+        number: ['The number field must be a string.'],
+        note: ['The note field must be a string.'],
+      });
+    });
+
+    it('refuses a body nested past 32 levels under its field, however deep', async () => {
+      const deep = `{"note": ${'{"a": '.repeat(50_000)}1${'}'.repeat(50_000)}}`;
+      const reply = await ticketCall('POST', '/tickets', deep);
+      expect(reply).toEqual({
+        status: 422,
+        body: {
+          message: 'The note field must not be nested more than 32 levels deep.',
+          errors: { note: ['The note field must not be nested more than 32 levels deep.'] },
+        },
+      });
+    });
+
+    it('keeps __proto__ as a field name', async () => {
+      const reply = await ticketCall('POST', '/tickets', '{"__proto__": "\\u0000"}');
+      expect(reply.status).toBe(422);
+      const errors = reply.body.errors!;
+      expect(Object.keys(errors)).toEqual(['__proto__']);
+      expect(Object.getOwnPropertyDescriptor(errors, '__proto__')?.value).toEqual([
+        // Named as Laravel names every field: its underscores read as spaces.
+        NUL_MESSAGE('__proto__'.replace(/_/g, ' ')),
+      ]);
+    });
+  });
+
+  describe('the CV document', () => {
+    it('names a section item’s field, in Arabic when asked, and leaves the CV as it was', async () => {
+      const [before] = await database.query('select updated_at from cv.cvs where id = $1', [cvId]);
+      const reply = await call('PUT', `/cvs/${cvId}`, account.key, {
+        sections: { experience: [{ position: 'Engineer', company: 'Nida\u0000' }] },
+      });
+      expect(reply.status).toBe(422);
+      expect(reply.body.errors).toEqual({
+        'sections.experience.0.company': [NUL_MESSAGE('sections.experience.0.company')],
+      });
+      const arabic = await call(
+        'PUT',
+        `/cvs/${cvId}`,
+        account.key,
+        { title: '\ud800' },
+        { 'accept-language': 'ar' },
+      );
+      expect(arabic.body).toEqual({
+        message: 'يجب أن يكون حقل title نصاً صالحاً بترميز UTF-8.',
+        errors: { title: ['يجب أن يكون حقل title نصاً صالحاً بترميز UTF-8.'] },
+      });
+      const [after] = await database.query('select updated_at from cv.cvs where id = $1', [cvId]);
+      expect(after).toEqual(before);
+    });
+
+    it('judges the CV before the text: an unknown one is 404 whatever the body', async () => {
+      const reply = await call('PUT', '/cvs/00000000-0000-4000-8000-000000000000', account.key, {
+        title: '\u0000',
+      });
+      expect(reply).toMatchObject({ status: 404, body: { message: 'CV not found.', errors: {} } });
+    });
+
+    it('names the field of an imported resume where the client put it, and creates no CV', async () => {
+      const before = await rows('cv.cvs');
+      const bare = await call('POST', '/cvs/import/json-resume', account.key, {
+        basics: { name: 'A\u0000' },
+      });
+      expect(bare.status).toBe(422);
+      expect(bare.body.errors).toEqual({ 'basics.name': [NUL_MESSAGE('basics.name')] });
+      const wrapped = await call('POST', '/cvs/import/json-resume', account.key, {
+        resume: { basics: { name: 'A' }, work: [{ name: '\udc00' }] },
+      });
+      expect(wrapped.body.errors).toEqual({ 'resume.work.0.name': [UTF8_MESSAGE('resume.work.0.name')] });
+      expect(await rows('cv.cvs')).toBe(before);
+    });
+
+    it('answers a UUID or template id that cannot be one as not found, in the document’s shape', async () => {
+      for (const path of [`/cvs/%FF`, `/cvs/%ED%A0%80/pdf`, `/cvs/${cvId}%00`]) {
+        expect(await call('GET', path, account.key)).toMatchObject({
+          status: 404,
+          body: { message: 'CV not found.', errors: {} },
+        });
+      }
+      for (const id of ['%FF', '1%00', '99999999999999999999']) {
+        expect(
+          await call('GET', `/templates/${id}`, account.key, undefined, { 'accept-language': 'ar' }),
+        ).toMatchObject({
+          status: 404,
+          body: { message: 'القالب غير موجود.', errors: {} },
+        });
+      }
+    });
+
+    it('answers a path under the document that no route takes in its shape', async () => {
+      expect(await call('GET', '/cvs//pdf', account.key)).toMatchObject({
+        status: 404,
+        body: { message: 'The route api/v1/cvs//pdf could not be found.', errors: {} },
+      });
+      expect(
+        (await call('GET', '/cvs//pdf', account.key, undefined, { 'accept-language': 'ar' })).body,
+      ).toEqual({
+        message: 'تعذّر العثور على المسار api/v1/cvs//pdf.',
+        errors: {},
+      });
+    });
+  });
+
+  it('answers a public path that cannot be decoded as an unknown route, not a server error', async () => {
+    const origin = platform.restUrl.replace(/\/api\/v1$/, '');
+    for (const path of ['/t/%FF', '/t/%FF/qr.png', '/cv/%E0%A4', '/templates/%ED%A0%80/preview']) {
+      const response = await fetch(`${origin}${path}`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ message: `The route ${path.slice(1)} could not be found.` });
+    }
+  });
+
+  describe('the graph', () => {
+    const CREATE = 'mutation ($input: CreateTicketInput!) { createTicket(input: $input) { replayed } }';
+
+    it('refuses text with a NUL in variables and in literals, keyed by the argument’s path', async () => {
+      const before = await rows('tickets.tickets');
+      const variable = await graph(CREATE, { input: { customerName: 'Ali\u0000' } });
+      expect(variable.status).toBe(400);
+      expect(variable.body.errors).toEqual([
+        {
+          message: NUL_MESSAGE('input.customerName'),
+          extensions: {
+            code: 'BAD_USER_INPUT',
+            errors: { 'input.customerName': [NUL_MESSAGE('input.customerName')] },
+          },
+        },
+      ]);
+      const literal = await graph('{ ticketByExternalId(externalId: "a\\u0000") { id } }');
+      expect(literal.body.errors?.[0]?.extensions?.errors).toEqual({
+        externalId: [NUL_MESSAGE('externalId')],
+      });
+      const surrogate = await graph(
+        'mutation ($p: String!) { optInTicketSms(token: "x", phone: $p) { number } }',
+        {
+          p: '\udfff',
+        },
+      );
+      expect(surrogate.body.errors?.[0]?.extensions?.errors).toEqual({ phone: [UTF8_MESSAGE('phone')] });
+      expect(await rows('tickets.tickets')).toBe(before);
+    });
+
+    it('refuses a custom scalar its subgraph would refuse, instead of passing a 400 on as a server error', async () => {
+      const date = await graph('query ($f: TicketFilter) { tickets(filter: $f) { total } }', {
+        f: { from: 'yesterday' },
+      });
+      expect(date.body.errors?.[0]?.extensions).toEqual({
+        code: 'BAD_USER_INPUT',
+        errors: { 'filter.from': ['The filter.from field must be a valid date.'] },
+      });
+      const resume = await graph(
+        'mutation ($i: ImportJsonResumeInput!) { importJsonResume(input: $i) { id } }',
+        {
+          i: { resume: [[{}]] },
+        },
+      );
+      expect(resume.body.errors?.[0]?.extensions?.errors).toEqual({
+        'input.resume': ['The input.resume field must be an object.'],
+      });
+      const nested = await graph(
+        'mutation ($i: ImportJsonResumeInput!) { importJsonResume(input: $i) { id } }',
+        {
+          i: { resume: { basics: { name: 'A\u0000' } } },
+        },
+      );
+      expect(nested.body.errors?.[0]?.extensions?.errors).toEqual({
+        'input.resume.basics.name': [NUL_MESSAGE('input.resume.basics.name')],
+      });
+    });
+
+    it('refuses a JSON argument nested past 32 levels, however deep', async () => {
+      const deep = `${'{"a": '.repeat(50_000)}1${'}'.repeat(50_000)}`;
+      const reply = await graph(
+        '',
+        {},
+        `{"query": "mutation ($i: ImportJsonResumeInput!) { importJsonResume(input: $i) { id } }", "variables": {"i": {"resume": ${deep}}}}`,
+      );
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors?.[0]?.extensions?.errors).toEqual({
+        'input.resume': ['The input.resume field must not be nested more than 32 levels deep.'],
+      });
+    });
+
+    it('refuses arguments larger than a subgraph takes, naming the largest', async () => {
+      const reply = await graph(CREATE, { input: { customerName: 'x'.repeat(1_100_000) } });
+      expect(reply.status).toBe(400);
+      expect(reply.body.errors?.[0]?.extensions?.errors).toEqual({
+        input: [
+          'The input field is too large: all arguments together must not be greater than 1000 kilobytes.',
+        ],
+      });
+    });
+
+    it('answers an id that cannot be a record’s with NOT_FOUND, in the subgraph’s words', async () => {
+      for (const [query, message] of [
+        ['{ ticket(id: "99999999999999999999") { id } }', 'Ticket not found.'],
+        ['mutation { markTicketReady(id: "1\\u0000") { id } }', 'Ticket not found.'],
+        ['{ cv(id: "\\u0000") { id } }', 'CV not found.'],
+        ['{ template(id: "1e3") { id } }', 'Template not found.'],
+        ['{ templatePreviewHtml(id: "9007199254740993") }', 'Template not found.'],
+      ] as const) {
+        const reply = await graph(query);
+        expect(reply.body.errors?.map((e) => [e.message, e.extensions?.code])).toEqual([
+          [message, 'NOT_FOUND'],
+        ]);
+      }
+    });
+  });
+});
