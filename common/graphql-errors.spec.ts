@@ -70,4 +70,20 @@ describe('formatGraphQLError', () => {
     const formatted = format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw);
     expect(formatted.extensions).toEqual({ code: 'UNAVAILABLE', retryAfter: 2 });
   });
+
+  it('answers a connection that died under a query, which pg reports without a code, as UNAVAILABLE', () => {
+    for (const message of [
+      'Connection terminated unexpectedly',
+      'Client has encountered a connection error and is not queryable',
+      'Knex: Timeout acquiring a connection. The pool is probably full.',
+    ]) {
+      const raw = new GraphQLError(`insert into tickets.tickets … - ${message}`, {
+        originalError: Object.assign(new Error(`insert into tickets.tickets … - ${message}`), {
+          name: 'DriverException',
+        }),
+      });
+      const formatted = format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw);
+      expect([message, formatted.extensions]).toEqual([message, { code: 'UNAVAILABLE', retryAfter: 2 }]);
+    }
+  });
 });
