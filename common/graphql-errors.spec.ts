@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { NotFoundError, ValidationError } from './errors';
 import { formatGraphQLError, SERVER_ERROR_MESSAGE } from './graphql-errors';
+import { UpstreamUnreachableError } from './json-http';
 import { createLogger } from './logger';
 import { runWithRequestId } from './request-context';
 
@@ -85,5 +86,16 @@ describe('formatGraphQLError', () => {
       const formatted = format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw);
       expect([message, formatted.extensions]).toEqual([message, { code: 'UNAVAILABLE', retryAfter: 2 }]);
     }
+  });
+
+  it('answers a subgraph that cannot be reached as UNAVAILABLE, naming no address', () => {
+    const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4001'), { code: 'ECONNREFUSED' });
+    const unreachable = new UpstreamUnreachableError('http://127.0.0.1:4001/graphql unreachable', { cause });
+    const raw = new GraphQLError(unreachable.message, { originalError: unreachable });
+    const formatted = format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw);
+    expect(formatted).toEqual({
+      message: 'A service this operation needs is temporarily unavailable; retry shortly.',
+      extensions: { code: 'UNAVAILABLE', retryAfter: 5 },
+    });
   });
 });

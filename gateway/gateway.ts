@@ -13,6 +13,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { RunQuery } from './live/live-hub';
 import { startLiveServer, type RunningLiveServer } from './live/live-server';
 import { subgraphFetcher } from './subgraph-fetcher';
+import { unavailablePlugin } from './unavailable.plugin';
 import {
   FORWARDED_HEADERS,
   HeaderForwardingDataSource,
@@ -49,7 +50,11 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));
-  const apollo = new ApolloServer<GatewayContext>({ gateway, ...platformApolloOptions(logger) });
+  const apollo = new ApolloServer<GatewayContext>({
+    gateway,
+    ...platformApolloOptions(logger),
+    plugins: [unavailablePlugin()],
+  });
   await apollo.start();
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');
 
