@@ -24,10 +24,12 @@ const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIME
 
 /**
  * What node-postgres and knex say, without any code, when a connection dies under a query or the
- * pool cannot hand one out: the server went away mid-statement (a restart, a failover).
+ * pool cannot hand one out: the server went away mid-statement (a restart, a failover). knex
+ * reports a transaction whose BEGIN failed on a pooled connection the server had just closed as
+ * "Transaction query already complete" at its first query, the BEGIN's own error lost.
  */
 const UNAVAILABLE_MESSAGE =
-  /Connection terminated|Client has encountered a connection error|is not queryable|Timeout acquiring a connection/;
+  /Connection terminated|Client has encountered a connection error|is not queryable|Timeout acquiring a connection|Transaction query already complete/;
 
 /** Seconds a caller should wait before retrying while the database comes back. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;

@@ -77,6 +77,7 @@ describe('formatGraphQLError', () => {
       'Connection terminated unexpectedly',
       'Client has encountered a connection error and is not queryable',
       'Knex: Timeout acquiring a connection. The pool is probably full.',
+      'Transaction query already complete, run with DEBUG=knex:tx for more info',
     ]) {
       const raw = new GraphQLError(`insert into tickets.tickets … - ${message}`, {
         originalError: Object.assign(new Error(`insert into tickets.tickets … - ${message}`), {
