@@ -28,8 +28,14 @@ const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIME
  * reports a transaction whose BEGIN failed on a pooled connection the server had just closed as
  * "Transaction query already complete" at its first query, the BEGIN's own error lost.
  */
-const UNAVAILABLE_MESSAGE =
+const DEAD_CONNECTION_MESSAGE =
   /Connection terminated|Client has encountered a connection error|is not queryable|Timeout acquiring a connection|Transaction query already complete/;
+
+/**
+ * What a caller is told whatever is away (the database, a subgraph): which one is the platform's
+ * business, and the wait differs by `retryAfter` only.
+ */
+export const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry shortly.';
 
 /** Seconds a caller should wait before retrying while the database comes back. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
@@ -58,7 +64,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = codeOf(chain);
   return (
     (code !== undefined && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code))) ||
-    chain.some((e) => typeof e.message === 'string' && UNAVAILABLE_MESSAGE.test(e.message))
+    chain.some((e) => typeof e.message === 'string' && DEAD_CONNECTION_MESSAGE.test(e.message))
   );
 }
 
@@ -74,10 +80,7 @@ export function translateDatabaseError(error: unknown): GraphQLError | undefined
   const refused = code === undefined ? undefined : REFUSED_VALUES[code];
   if (refused !== undefined) return new ValidationError({ request: [refused] }, refused);
   if (isDatabaseUnavailable(error)) {
-    return new UnavailableError(
-      'The service is temporarily unavailable; retry shortly.',
-      DATABASE_RETRY_AFTER_SECONDS,
-    );
+    return new UnavailableError(UNAVAILABLE_MESSAGE, DATABASE_RETRY_AFTER_SECONDS);
   }
   return undefined;
 }

@@ -95,7 +95,7 @@ describe('formatGraphQLError', () => {
     const raw = new GraphQLError(unreachable.message, { originalError: unreachable });
     const formatted = format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw);
     expect(formatted).toEqual({
-      message: 'A service this operation needs is temporarily unavailable; retry shortly.',
+      message: 'The service is temporarily unavailable; retry shortly.',
       extensions: { code: 'UNAVAILABLE', retryAfter: 5 },
     });
   });

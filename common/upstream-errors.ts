@@ -1,4 +1,5 @@
 import type { GraphQLError } from 'graphql';
+import { UNAVAILABLE_MESSAGE } from './database-errors';
 import { UnavailableError } from './errors';
 import { UpstreamUnreachableError } from './json-http';
 
@@ -14,10 +15,7 @@ export function translateUpstreamError(error: unknown): GraphQLError | undefined
   let current = error as { originalError?: unknown; cause?: unknown } | null | undefined;
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
     if (current instanceof UpstreamUnreachableError) {
-      return new UnavailableError(
-        'A service this operation needs is temporarily unavailable; retry shortly.',
-        UPSTREAM_RETRY_AFTER_SECONDS,
-      );
+      return new UnavailableError(UNAVAILABLE_MESSAGE, UPSTREAM_RETRY_AFTER_SECONDS);
     }
     current = (current.originalError ?? current.cause) as typeof current;
   }

@@ -44,13 +44,16 @@ describe('the REST adapter in front of the real gateway and billing subgraph', (
     expect(body.data.map((p) => p.key)).toEqual(['free', 'pro', 'business']);
   });
 
-  it('answers 500 "Server error" with the request id, and no internals, when a subgraph is down', async () => {
+  it('answers 503 with Retry-After, and no internals, when the subgraph an operation needs is down', async () => {
     await billing?.stop();
     billing = undefined;
     const response = await fetch(`${base}/plans`, { headers: { 'x-request-id': 'down-1' } });
-    expect(response.status).toBe(500);
+    expect(response.status).toBe(503);
     expect(response.headers.get('x-request-id')).toBe('down-1');
-    expect(await response.json()).toEqual({ message: 'Server error', request_id: 'down-1' });
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(await response.json()).toEqual({
+      message: 'The service is temporarily unavailable; retry shortly.',
+    });
   });
 
   it('answers 503 with Retry-After when the gateway itself is gone', async () => {
