@@ -98,8 +98,17 @@ export class RedisSubscription {
     return this.live;
   }
 
-  close(): void {
+  /** Resolves once the connection is closed, so nothing of it outlives its owner's stop. */
+  async close(): Promise<void> {
     this.closing = true;
+    // Only a socket that is open or opening has anything to close (between reconnect attempts
+    // there is none, and no 'end' would come); ioredis destroys one that lingers after 2 s.
+    const open = ['connecting', 'connect', 'ready'].includes(this.subscriber.status);
+    const ended = new Promise<void>((resolve) => {
+      if (open) this.subscriber.once('end', () => resolve());
+      else resolve();
+    });
     this.subscriber.disconnect();
+    await ended;
   }
 }

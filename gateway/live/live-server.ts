@@ -314,7 +314,7 @@ export async function startLiveServer(options: {
     hub,
     stop: async () => {
       await disposable.dispose();
-      subscription.close();
+      await subscription.close();
     },
   };
 }

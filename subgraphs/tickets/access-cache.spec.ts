@@ -37,8 +37,8 @@ describe('AccessCache over real Redis pub/sub', () => {
     cache = await AccessCache.listen(redis, prefix);
   });
 
-  afterEach(() => {
-    cache.close();
+  afterEach(async () => {
+    await cache.close();
     redis.disconnect();
   });
 
@@ -93,6 +93,14 @@ describe('AccessCache over real Redis pub/sub', () => {
     await applied(cache, before);
     expect(cache.principal('hash-a')).toBeUndefined();
     expect(cache.entitlementsOf(7)).toBeUndefined();
+    await waitUntil(
+      () => {
+        cache.rememberPrincipal('hash-b', principal(2), cache.currentGeneration);
+        return cache.principal('hash-b') !== undefined;
+      },
+      5_000,
+      'the cache to keep answers again once resubscribed',
+    );
   });
 
   it('forgets everything on an announcement it cannot read', () => {
@@ -133,7 +141,7 @@ describe('AccessCache while Redis is away, on a Redis of the test’s own', () =
   });
 
   afterAll(async () => {
-    cache?.close();
+    await cache?.close();
     redis?.disconnect();
     await server?.destroy();
   });

@@ -60,8 +60,8 @@ export class AccessCache {
     return cache;
   }
 
-  close(): void {
-    this.subscription?.close();
+  async close(): Promise<void> {
+    await this.subscription?.close();
   }
 
   /** Whether announcements reach this process now, so that what it keeps can be trusted. */
