@@ -24,17 +24,50 @@ const UNAVAILABLE_SQLSTATE = /^(08|57P0[123]|53300)/;
 /** Socket-level failures of a connection to Postgres. */
 const UNAVAILABLE_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND']);
 
+/**
+ * What node-postgres and knex say, without any code, when a connection dies under a query or the
+ * pool cannot hand one out: the server went away mid-statement (a restart, a failover). knex
+ * reports a transaction whose BEGIN failed on a pooled connection the server had just closed as
+ * "Transaction query already complete" at its first query, the BEGIN's own error lost.
+ */
+const DEAD_CONNECTION_MESSAGE =
+  /Connection terminated|Client has encountered a connection error|is not queryable|Timeout acquiring a connection|Transaction query already complete/;
+
+/**
+ * What a caller is told whatever is away (the database, a subgraph): which one is the platform's
+ * business, and the wait differs by `retryAfter` only.
+ */
+export const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable; retry shortly.';
+
 /** Seconds a caller should wait before retrying while the database comes back. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
-/** The first string `code` on the error or on what it wraps (GraphQL's originalError, a cause). */
-function codeOf(error: unknown): string | undefined {
-  let current = error as { code?: unknown; originalError?: unknown; cause?: unknown } | null | undefined;
+type Wrapped = { code?: unknown; message?: unknown; originalError?: unknown; cause?: unknown };
+
+/** The error and what it wraps (GraphQL's originalError, a cause), outermost first. */
+function chainOf(error: unknown): Wrapped[] {
+  const chain: Wrapped[] = [];
+  let current = error as Wrapped | null | undefined;
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    if (typeof current.code === 'string') return current.code;
-    current = (current.originalError ?? current.cause) as typeof current;
+    chain.push(current);
+    current = (current.originalError ?? current.cause) as Wrapped | null | undefined;
   }
-  return undefined;
+  return chain;
+}
+
+/** The first string `code` on the error or on what it wraps. */
+function codeOf(chain: Wrapped[]): string | undefined {
+  return chain.find((e) => typeof e.code === 'string')?.code as string | undefined;
+}
+
+/** Whether the failure is the database being away (restarting, unreachable, out of connections). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const chain = chainOf(error);
+  const code = codeOf(chain);
+  return (
+    (code !== undefined && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code))) ||
+    chain.some((e) => typeof e.message === 'string' && DEAD_CONNECTION_MESSAGE.test(e.message))
+  );
 }
 
 /**
@@ -44,15 +77,12 @@ function codeOf(error: unknown): string | undefined {
  * for the caller to treat as unexpected.
  */
 export function translateDatabaseError(error: unknown): GraphQLError | undefined {
-  const code = codeOf(error);
-  if (code === undefined) return undefined;
-  const refused = REFUSED_VALUES[code];
+  const chain = chainOf(error);
+  const code = codeOf(chain);
+  const refused = code === undefined ? undefined : REFUSED_VALUES[code];
   if (refused !== undefined) return new ValidationError({ request: [refused] }, refused);
-  if (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code)) {
-    return new UnavailableError(
-      'The service is temporarily unavailable; retry shortly.',
-      DATABASE_RETRY_AFTER_SECONDS,
-    );
+  if (isDatabaseUnavailable(error)) {
+    return new UnavailableError(UNAVAILABLE_MESSAGE, DATABASE_RETRY_AFTER_SECONDS);
   }
   return undefined;
 }

@@ -120,7 +120,17 @@ export async function openSchema(config: Config, module: SchemaModule, logger?: 
       snapshot: false,
     },
     pool: { min: 0, max: config.databasePoolMax },
-    driverOptions: { connection: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS } },
+    driverOptions: {
+      connection: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS },
+      // knex drops a pooled connection that died (a Postgres restart) and would say so on the
+      // console; in the process's own log the lines carry the service and can be searched.
+      log: {
+        warn: (message: unknown) => logger?.warn({ orm: module.schema }, String(message)),
+        error: (message: unknown) => logger?.error({ orm: module.schema }, String(message)),
+        deprecate: (message: unknown) => logger?.debug({ orm: module.schema }, String(message)),
+        debug: (message: unknown) => logger?.debug({ orm: module.schema }, String(message)),
+      },
+    },
     allowGlobalContext: false,
     debug: false,
     logger: (message) => logger?.debug({ orm: module.schema }, message),

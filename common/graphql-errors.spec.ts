@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { NotFoundError, ValidationError } from './errors';
 import { formatGraphQLError, SERVER_ERROR_MESSAGE } from './graphql-errors';
+import { UpstreamUnreachableError } from './json-http';
 import { createLogger } from './logger';
 import { runWithRequestId } from './request-context';
 
@@ -69,5 +70,33 @@ describe('formatGraphQLError', () => {
     const raw = new GraphQLError(cause.message, { originalError: cause });
     const formatted = format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw);
     expect(formatted.extensions).toEqual({ code: 'UNAVAILABLE', retryAfter: 2 });
+  });
+
+  it('answers a connection that died under a query, which pg reports without a code, as UNAVAILABLE', () => {
+    for (const message of [
+      'Connection terminated unexpectedly',
+      'Client has encountered a connection error and is not queryable',
+      'Knex: Timeout acquiring a connection. The pool is probably full.',
+      'Transaction query already complete, run with DEBUG=knex:tx for more info',
+    ]) {
+      const raw = new GraphQLError(`insert into tickets.tickets … - ${message}`, {
+        originalError: Object.assign(new Error(`insert into tickets.tickets … - ${message}`), {
+          name: 'DriverException',
+        }),
+      });
+      const formatted = format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw);
+      expect([message, formatted.extensions]).toEqual([message, { code: 'UNAVAILABLE', retryAfter: 2 }]);
+    }
+  });
+
+  it('answers a subgraph that cannot be reached as UNAVAILABLE, naming no address', () => {
+    const cause = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4001'), { code: 'ECONNREFUSED' });
+    const unreachable = new UpstreamUnreachableError('http://127.0.0.1:4001/graphql unreachable', { cause });
+    const raw = new GraphQLError(unreachable.message, { originalError: unreachable });
+    const formatted = format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw);
+    expect(formatted).toEqual({
+      message: 'The service is temporarily unavailable; retry shortly.',
+      extensions: { code: 'UNAVAILABLE', retryAfter: 5 },
+    });
   });
 });

@@ -4,6 +4,7 @@ import type { Logger } from './logger';
 import { translateDatabaseError } from './database-errors';
 import { isErrorCode } from './errors';
 import { currentRequestId } from './request-context';
+import { translateUpstreamError } from './upstream-errors';
 
 /** Codes Apollo itself gives to a caller's mistakes; they pass through like ours. */
 const CLIENT_CODES = new Set([
@@ -34,9 +35,13 @@ export function formatGraphQLError(logger: Logger) {
       return { ...formatted, extensions };
     }
     const cause = unwrapResolverError(error);
-    const translated = translateDatabaseError(cause);
+    // A subgraph that cannot be reached says so before the socket error it wraps reads as Postgres'.
+    const translated = translateUpstreamError(cause) ?? translateDatabaseError(cause);
     if (translated !== undefined) {
-      logger.warn({ err: cause, path: formatted.path }, 'database refused the operation');
+      logger.warn(
+        { err: cause, path: formatted.path },
+        'a dependency refused or could not serve the operation',
+      );
       return {
         message: translated.message,
         ...(formatted.path !== undefined ? { path: formatted.path } : {}),

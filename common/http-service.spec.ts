@@ -96,6 +96,18 @@ describe('HttpService', () => {
     expect(body.checks.redis).not.toBe('ok');
   });
 
+  it('stays ready but says degraded when only a check it can serve without fails', async () => {
+    const lost = await connectRedis(testConfig(database).redisUrl, 'http-service-spec-degraded');
+    lost.disconnect();
+    const { base } = await serve([postgres(pool), { ...redisCheck(lost), degradesOnly: true }]);
+    const response = await fetch(`${base}/readyz`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { status: string; checks: Record<string, string> };
+    expect(body.status).toBe('degraded');
+    expect(body.checks.postgres).toBe('ok');
+    expect(body.checks.redis).not.toBe('ok');
+  });
+
   it('lets an in-flight request finish on close while refusing new connections', async () => {
     const { service, base } = await serve([]);
     const inFlight = fetch(`${base}/slow`);

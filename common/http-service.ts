@@ -6,10 +6,16 @@ import type { Logger } from './logger';
 import type { Redis } from './redis';
 import { REQUEST_ID_HEADER, requestIdFrom, runWithRequestId } from './request-context';
 
-/** One dependency a process cannot serve without; readiness fails while any check fails. */
+/** A dependency of a process; readiness fails while any check it cannot serve without fails. */
 export interface ReadinessCheck {
   name: string;
   check(): Promise<unknown>;
+  /**
+   * The process serves without it, worse (Redis: rate limits fail open, caches are skipped): its
+   * failure is reported as `degraded` and leaves the process ready, since a load balancer taking
+   * every replica out would turn a partial outage into a whole one.
+   */
+  degradesOnly?: boolean;
 }
 
 export interface HttpServiceOptions {
@@ -33,7 +39,7 @@ export class HttpService {
   private server?: Server;
   private draining = false;
 
-  /** A process of the platform: ready while its Postgres and Redis connections answer. */
+  /** A process of the platform: ready while Postgres answers; degraded while Redis does not. */
   static forPlatform(
     config: Config,
     name: string,
@@ -45,7 +51,7 @@ export class HttpService {
       logger,
       checks: [
         { name: 'postgres', check: backing.postgres },
-        { name: 'redis', check: () => backing.redis.ping() },
+        { name: 'redis', check: () => backing.redis.ping(), degradesOnly: true },
       ],
       readyCheckTimeoutMs: config.readyCheckTimeoutMs,
       shutdownTimeoutMs: config.shutdownTimeoutMs,
@@ -64,10 +70,8 @@ export class HttpService {
       res.json({ status: 'ok', service: options.name, ...options.health?.() });
     });
     this.app.get('/readyz', (_req, res, next) => {
-      this.readiness().then(({ ready, checks }) => {
-        res
-          .status(ready ? 200 : 503)
-          .json({ status: ready ? 'ready' : 'unavailable', service: options.name, checks });
+      this.readiness().then(({ status, checks }) => {
+        res.status(status === 'unavailable' ? 503 : 200).json({ status, service: options.name, checks });
       }, next);
     });
   }
@@ -147,9 +151,12 @@ export class HttpService {
     });
   }
 
-  private async readiness(): Promise<{ ready: boolean; checks: Record<string, string> }> {
+  private async readiness(): Promise<{
+    status: 'ready' | 'degraded' | 'unavailable';
+    checks: Record<string, string>;
+  }> {
     const checks: Record<string, string> = {};
-    if (this.draining) return { ready: false, checks: { shutdown: 'draining' } };
+    if (this.draining) return { status: 'unavailable', checks: { shutdown: 'draining' } };
     await Promise.all(
       this.options.checks.map(async (probe) => {
         const name = probe.name;
@@ -161,7 +168,12 @@ export class HttpService {
         }
       }),
     );
-    return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
+    const failed = this.options.checks.filter((probe) => checks[probe.name] !== 'ok');
+    if (failed.length === 0) return { status: 'ready', checks };
+    return {
+      status: failed.every((probe) => probe.degradesOnly === true) ? 'degraded' : 'unavailable',
+      checks,
+    };
   }
 }
 

@@ -28,12 +28,16 @@ export class PlanClient<T> {
     private readonly entitlements: (plan: BilledPlan | null) => T,
   ) {}
 
+  /**
+   * The cache is only a saving: with Redis away (commands fail at once, see connectRedis) the
+   * answer comes from billing every time instead of failing the request.
+   */
   async of(id: number, requestId?: string): Promise<T> {
     const key = this.entity.cacheKey(id);
-    const cached = await this.redis.get(key);
+    const cached = await this.redis.get(key).catch(() => null);
     if (cached !== null) return JSON.parse(cached) as T;
     const entitlements = this.entitlements(await this.fetch(id, requestId));
-    await this.redis.set(key, JSON.stringify(entitlements), 'EX', CACHE_SECONDS);
+    await this.redis.set(key, JSON.stringify(entitlements), 'EX', CACHE_SECONDS).catch(() => undefined);
     return entitlements;
   }
 

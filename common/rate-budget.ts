@@ -12,7 +12,7 @@ import type { Redis } from './redis';
  * operations all add to the same number.
  */
 export interface RatePolicy {
-  name: 'tickets' | 'cv' | 'public' | 'public-writes';
+  name: 'tickets' | 'cv' | 'cv-exports' | 'public' | 'public-writes';
   quota: number;
   windowSeconds: number;
 }
@@ -150,6 +150,7 @@ export function rateLimitHeaders(decisions: readonly RateDecision[]): Record<str
 const COUNTED_PER: Record<RatePolicy['name'], Record<TextLanguage, string>> = {
   tickets: { en: 'key', ar: 'مفتاح' },
   cv: { en: 'account', ar: 'حساب' },
+  'cv-exports': { en: 'account for exports', ar: 'حساب للتصدير' },
   public: { en: 'client address', ar: 'عنوان' },
   'public-writes': { en: 'client address for writes', ar: 'عنوان للكتابة' },
 };

@@ -137,7 +137,9 @@ export function errorHandler(
     const mapped = isUndecodablePath(error)
       ? { status: 404, body: { message: routeNotFoundMessage(req) }, headers: {} }
       : toHttpError(error, currentRequestId());
-    if (mapped.status >= 500) logger.error({ err: error }, 'request failed');
+    // A dependency that is away (503) is expected to come back and is logged where it failed.
+    if (mapped.status === 503) logger.warn({ err: error }, 'request failed: a dependency is unavailable');
+    else if (mapped.status >= 500) logger.error({ err: error }, 'request failed');
     const body = alwaysFieldErrors ? { ...mapped.body, errors: mapped.body.errors ?? {} } : mapped.body;
     res
       .status(mapped.status)

@@ -24,7 +24,7 @@ import type { Config } from '../../common/config';
 import { NotFoundError, UnauthenticatedError } from '../../common/errors';
 import { languageOf, type TextLanguage } from '../../common/language';
 import type { Logger } from '../../common/logger';
-import type { Redis } from '../../common/redis';
+import { RedisSubscription, type Redis } from '../../common/redis';
 import { accessChannel } from '../../subgraphs/tickets/access-cache';
 import { liveEventsChannel, type LiveEvent } from '../../subgraphs/tickets/events/live-event';
 import { refusalOf } from '../../common/rate-budget';
@@ -55,6 +55,10 @@ const KNOWN_TOKENS_MAX = 50_000;
  * subscription, and each would otherwise hold its own syntax tree for as long as it is open.
  */
 const DOCUMENTS_MAX = 1_000;
+
+/** WebSocket "Try Again Later": the live feed is away for now; clients retry, then refetch. */
+const LIVE_UNAVAILABLE_CODE = 1013;
+const LIVE_UNAVAILABLE_REASON = 'Live updates are unavailable; reconnect shortly';
 
 /** Queries arrive as small JSON messages; anything bigger is not a client of this API. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -309,31 +313,48 @@ export async function startLiveServer(options: {
 
   const events = liveEventsChannel(config.redisPrefix);
   const access = accessChannel(config.redisPrefix);
-  const subscriber = options.redis.duplicate({ connectionName: 'gateway:live-events' });
-  // Reconnects are reported by readiness; ioredis resubscribes on its own once Redis is back.
-  subscriber.on('error', () => undefined);
-  subscriber.on('message', (channel: string, message: string) => {
-    if (channel === access) {
-      setTimeout(() => void recheckKeys(), RECHECK_DELAY_MS).unref();
-      return;
-    }
-    let event: LiveEvent;
-    try {
-      event = JSON.parse(message) as LiveEvent;
-    } catch (error) {
-      logger.warn({ err: error }, 'unreadable live event');
-      return;
-    }
-    hub.dispatch(event);
+  /**
+   * While the Redis subscription is lost, events published meanwhile never reach this process, and
+   * a subscriber would wait for them in vain. So every socket is closed with 1013 (try again
+   * later), which graphql-ws clients and the ticket page retry; new sockets get the same until the
+   * subscription is whole again, and a client that connects then refetches what it missed.
+   */
+  const closeAll = () => {
+    for (const socket of wss.clients) socket.close(LIVE_UNAVAILABLE_CODE, LIVE_UNAVAILABLE_REASON);
+  };
+  const subscription = await RedisSubscription.open(options.redis, 'gateway:live-events', [events, access], {
+    message: (channel, message) => {
+      if (channel === access) {
+        setTimeout(() => void recheckKeys(), RECHECK_DELAY_MS).unref();
+        return;
+      }
+      let event: LiveEvent;
+      try {
+        event = JSON.parse(message) as LiveEvent;
+      } catch (error) {
+        logger.warn({ err: error }, 'unreadable live event');
+        return;
+      }
+      hub.dispatch(event);
+    },
+    lost: () => {
+      logger.warn(
+        { subscribers: hub.subscribers },
+        'live events subscription lost; closing subscriber sockets so they reconnect and refetch',
+      );
+      closeAll();
+    },
+    restored: () => logger.info('live events subscription restored; accepting subscribers again'),
   });
-  await subscriber.connect();
-  await subscriber.subscribe(events, access);
+  wss.on('connection', (socket) => {
+    if (!subscription.isLive) socket.close(LIVE_UNAVAILABLE_CODE, LIVE_UNAVAILABLE_REASON);
+  });
 
   return {
     hub,
     stop: async () => {
       await disposable.dispose();
-      subscriber.disconnect();
+      await subscription.close();
     },
   };
 }

@@ -4,6 +4,7 @@ import { Migration20261121120000TicketsDomain } from './Migration20261121120000T
 import { Migration20261121200000WebhooksAndSms } from './Migration20261121200000WebhooksAndSms';
 import { Migration20261122100000TicketFeedback } from './Migration20261122100000TicketFeedback';
 import { Migration20261122110000PushSubscriptions } from './Migration20261122110000PushSubscriptions';
+import { Migration20261123100000OutboxRelayedAt } from './Migration20261123100000OutboxRelayedAt';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261121200000WebhooksAndSms', class: Migration20261121200000WebhooksAndSms },
   { name: 'Migration20261122100000TicketFeedback', class: Migration20261122100000TicketFeedback },
   { name: 'Migration20261122110000PushSubscriptions', class: Migration20261122110000PushSubscriptions },
+  { name: 'Migration20261123100000OutboxRelayedAt', class: Migration20261123100000OutboxRelayedAt },
 ];

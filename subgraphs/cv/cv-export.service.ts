@@ -3,8 +3,7 @@ import { ForbiddenError, NotFoundError, RateLimitedError } from '../../common/er
 import { parseRecordId } from '../../common/input.rules';
 import type { TextLanguage } from '../../common/language';
 import type { PlanClient } from '../../common/plan-client';
-import { countInWindow } from '../../common/rate-window';
-import type { Redis } from '../../common/redis';
+import type { RateBudgets, RatePolicy } from '../../common/rate-budget';
 import type { AccountEntitlements } from './account-plan.client';
 import type { AccountPrincipal } from './account.service';
 import type { CvRow, CvService } from './cv.service';
@@ -18,6 +17,9 @@ export type ExportFormat = 'pdf' | 'html';
 
 /** cv-api.md's export rate, per account. */
 export const EXPORTS_PER_MINUTE = 10;
+
+/** cv-api.md: 10 exports a minute per account, counted in Redis like every budget (and failing open). */
+export const EXPORT_POLICY: RatePolicy = { name: 'cv-exports', quota: EXPORTS_PER_MINUTE, windowSeconds: 60 };
 
 export interface CvExport {
   fileName: string;
@@ -57,7 +59,7 @@ export class CvExportService {
     private readonly plans: PlanClient<AccountEntitlements>,
     private readonly meter: DownloadMeter,
     private readonly renderer: CvRenderer,
-    private readonly limits: { redis: Redis; redisPrefix: string },
+    private readonly budgets: RateBudgets,
   ) {}
 
   async export(
@@ -67,13 +69,12 @@ export class CvExportService {
     requestId?: string,
   ): Promise<CvExport> {
     const row = await this.cvs.get(principal, id);
-    const { count, ttl } = await countInWindow(
-      this.limits.redis,
-      `${this.limits.redisPrefix}ratelimit:cv-exports:${principal.accountId}`,
-      60,
-    );
-    if (count > EXPORTS_PER_MINUTE) {
-      throw new RateLimitedError(ttl, TEXTS.exports[this.language](EXPORTS_PER_MINUTE));
+    const counted = await this.budgets.take(EXPORT_POLICY, String(principal.accountId));
+    if (!counted.allowed) {
+      throw new RateLimitedError(
+        counted.resetSeconds ?? EXPORT_POLICY.windowSeconds,
+        TEXTS.exports[this.language](EXPORTS_PER_MINUTE),
+      );
     }
     const metered = await this.meter.meter(principal.accountId, requestId);
     if (!metered.allowed) throw new ForbiddenError(TEXTS.downloads[this.language](metered.limit ?? 0));

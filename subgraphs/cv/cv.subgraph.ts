@@ -2,6 +2,7 @@ import { cvMigrations } from '../../migrations/cv';
 import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
 import { PHOTO_BODY_LIMIT } from '../../common/graphql-server';
 import { languageOf } from '../../common/language';
+import { RateBudgets } from '../../common/rate-budget';
 import { Account, AccountApiKey, Company } from './account.entity';
 import { accountPlanClient } from './account-plan.client';
 import { AccountResolver } from './account.resolver';
@@ -17,6 +18,8 @@ import { TemplateResolver } from './template.resolver';
 
 interface CvShared {
   renderer: CvRenderer;
+  /** One per process, so a Redis outage is warned about once every few seconds, not per export. */
+  budgets: RateBudgets;
   close(): Promise<void>;
 }
 
@@ -41,10 +44,11 @@ export const cvSubgraph: SubgraphDefinition = {
   },
   bodyLimit: PHOTO_BODY_LIMIT,
   // One Chromium for the process, launched at the first PDF (docs/ARCHITECTURE.md).
-  startShared: ({ config, logger }) => {
+  startShared: ({ config, redis, logger }) => {
     const renderer = new CvRenderer(rendererOptionsFrom(config), logger);
     return Promise.resolve({
       renderer,
+      budgets: new RateBudgets(redis, config.redisPrefix, logger),
       close: () => renderer.stop(),
       health: () => ({ renderer: renderer.stats() }),
     });
@@ -61,7 +65,7 @@ export const cvSubgraph: SubgraphDefinition = {
       plans,
       DownloadMeter.from(scope.config),
       (scope.shared as CvShared).renderer,
-      { redis: scope.redis, redisPrefix: scope.config.redisPrefix },
+      (scope.shared as CvShared).budgets,
     );
     return [
       new AccountResolver(access, scope.em),

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../common/config';
 import { connectRedis, type Redis } from '../../common/redis';
+import { startOwnRedis, type OwnServer } from '../../test/support/own-servers';
+import { waitUntil } from '../../test/support/wait';
 import { AccessCache, announceAccessChange } from './access-cache';
 import type { Principal } from './api-key.service';
 import type { VenueEntitlements } from './venue-plan.client';
@@ -35,8 +37,8 @@ describe('AccessCache over real Redis pub/sub', () => {
     cache = await AccessCache.listen(redis, prefix);
   });
 
-  afterEach(() => {
-    cache.close();
+  afterEach(async () => {
+    await cache.close();
     redis.disconnect();
   });
 
@@ -91,6 +93,14 @@ describe('AccessCache over real Redis pub/sub', () => {
     await applied(cache, before);
     expect(cache.principal('hash-a')).toBeUndefined();
     expect(cache.entitlementsOf(7)).toBeUndefined();
+    await waitUntil(
+      () => {
+        cache.rememberPrincipal('hash-b', principal(2), cache.currentGeneration);
+        return cache.principal('hash-b') !== undefined;
+      },
+      5_000,
+      'the cache to keep answers again once resubscribed',
+    );
   });
 
   it('forgets everything on an announcement it cannot read', () => {
@@ -115,5 +125,51 @@ describe('AccessCache over real Redis pub/sub', () => {
     } finally {
       clock.mockRestore();
     }
+  });
+});
+
+describe('AccessCache while Redis is away, on a Redis of the test’s own', () => {
+  let server: OwnServer;
+  let redis: Redis;
+  let cache: AccessCache;
+  const prefix = 'access-cache-away:';
+
+  beforeAll(async () => {
+    server = await startOwnRedis();
+    redis = await connectRedis(server.url, 'access-cache-away');
+    cache = await AccessCache.listen(redis, prefix);
+  });
+
+  afterAll(async () => {
+    await cache?.close();
+    redis?.disconnect();
+    await server?.destroy();
+  });
+
+  it('answers and keeps nothing while announcements cannot reach it, and trusts again once resubscribed', async () => {
+    cache.rememberPrincipal('hash-a', principal(1), cache.currentGeneration);
+    expect(cache.principal('hash-a')).toEqual(principal(1));
+
+    await server.stop();
+    await waitUntil(() => cache.principal('hash-a') === undefined, 5_000, 'the cache to forget');
+    // A revocation committed now could not be announced; every request must read the database.
+    cache.rememberPrincipal('hash-b', principal(2), cache.currentGeneration);
+    cache.rememberEntitlements(7, growth, cache.currentGeneration);
+    expect(cache.principal('hash-b')).toBeUndefined();
+    expect(cache.entitlementsOf(7)).toBeUndefined();
+
+    await server.start();
+    await waitUntil(
+      () => {
+        cache.rememberPrincipal('hash-c', principal(3), cache.currentGeneration);
+        return cache.principal('hash-c') !== undefined;
+      },
+      10_000,
+      'the cache to keep answers again',
+    );
+    const before = cache.currentGeneration;
+    await announceAccessChange(redis, prefix, { keyId: 3 });
+    await applied(cache, before);
+    expect(cache.principal('hash-c')).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import type { Redis } from '../../common/redis';
+import { RedisSubscription, type Redis } from '../../common/redis';
 import type { Principal } from './api-key.service';
 import type { VenueEntitlements } from './venue-plan.client';
 
@@ -30,38 +30,43 @@ interface Entry<T> {
 /**
  * What this process knows about keys and venue plans, so that an authenticated request costs no
  * SQL and no Redis round trip before its own work. A revocation or plan change reaches every
- * process through Redis pub/sub within milliseconds; the TTLs bound how long a process that lost
- * its subscription could answer from old knowledge, and a reconnect forgets everything, since
- * announcements may have been missed while it was away.
+ * process through Redis pub/sub within milliseconds. While the subscription is lost (Redis away)
+ * an announcement could be missed, so the cache neither answers nor keeps anything: every request
+ * reads the database, and a revocation holds at once. The TTLs bound what a process could still
+ * know wrongly should an announcement be lost some other way.
  */
 export class AccessCache {
   private readonly principals = new Map<string, Entry<Principal>>();
   private readonly entitlements = new Map<number, Entry<VenueEntitlements>>();
   /** Bumped by every change; an answer read from the database before a change is not kept. */
   private generation = 0;
+  private subscription?: RedisSubscription;
 
-  private constructor(private readonly subscriber: Redis) {}
+  private constructor() {}
 
-  /** Listens on the announcement channel with its own connection (a subscribed one can do nothing else). */
+  /** Listens on the announcement channel with its own connection. */
   static async listen(redis: Redis, redisPrefix: string): Promise<AccessCache> {
-    const subscriber = redis.duplicate({
-      connectionName: `${redis.options.connectionName ?? 'tickets'}:access-cache`,
-    });
-    subscriber.on('error', () => undefined);
-    const cache = new AccessCache(subscriber);
-    let connectedBefore = false;
-    subscriber.on('ready', () => {
-      if (connectedBefore) cache.forgetAll();
-      connectedBefore = true;
-    });
-    subscriber.on('message', (_channel: string, message: string) => cache.apply(message));
-    await subscriber.connect();
-    await subscriber.subscribe(accessChannel(redisPrefix));
+    const cache = new AccessCache();
+    cache.subscription = await RedisSubscription.open(
+      redis,
+      `${redis.options.connectionName ?? 'tickets'}:access-cache`,
+      [accessChannel(redisPrefix)],
+      {
+        message: (_channel, message) => cache.apply(message),
+        lost: () => cache.forgetAll(),
+        restored: () => cache.forgetAll(),
+      },
+    );
     return cache;
   }
 
-  close(): void {
-    this.subscriber.disconnect();
+  async close(): Promise<void> {
+    await this.subscription?.close();
+  }
+
+  /** Whether announcements reach this process now, so that what it keeps can be trusted. */
+  private get trusted(): boolean {
+    return this.subscription?.isLive === true;
   }
 
   get currentGeneration(): number {
@@ -73,7 +78,7 @@ export class AccessCache {
   }
 
   rememberPrincipal(keyHash: string, principal: Principal, readAtGeneration: number): void {
-    if (readAtGeneration !== this.generation) return;
+    if (readAtGeneration !== this.generation || !this.trusted) return;
     this.write(this.principals, keyHash, principal, PRINCIPAL_TTL_MS);
   }
 
@@ -82,7 +87,7 @@ export class AccessCache {
   }
 
   rememberEntitlements(venueId: number, value: VenueEntitlements, readAtGeneration: number): void {
-    if (readAtGeneration !== this.generation) return;
+    if (readAtGeneration !== this.generation || !this.trusted) return;
     this.write(this.entitlements, venueId, value, ENTITLEMENTS_TTL_MS);
   }
 

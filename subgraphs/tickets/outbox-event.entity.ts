@@ -25,6 +25,11 @@ export class OutboxEvent {
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date & Opt = new Date();
 
+  /** When its webhook, SMS and push rows were written. */
+  @Property({ type: 'timestamptz', nullable: true })
+  relayedAt: Date | null = null;
+
+  /** When it went out to live subscribers (Redis pub/sub). */
   @Property({ type: 'timestamptz', nullable: true })
   publishedAt: Date | null = null;
 }

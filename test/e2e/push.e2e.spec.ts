@@ -153,7 +153,14 @@ describe('Web Push to a ticket page in the background, through a real local push
         .toString(),
     ) as { body: string };
     expect(reminder.body).toBe('تذكير: طلبك رقم W-3 جاهز. تفضل بالاستلام.');
-    const rows = await database.query('select status, attempts from tickets.push_messages order by id');
+    // The worker records a push once the push service has answered it, a moment after it arrived.
+    const recorded = () => database.query('select status, attempts from tickets.push_messages order by id');
+    await waitUntil(
+      async () => (await recorded()).slice(0, 2).every((row) => row.status !== 'sending'),
+      5_000,
+      'both pushes recorded',
+    );
+    const rows = await recorded();
     expect(rows.slice(0, 2)).toEqual([
       { status: 'sent', attempts: 1 },
       { status: 'sent', attempts: 1 },

@@ -60,6 +60,8 @@ export interface PlatformProcess {
   stop(): Promise<void>;
   /** SIGKILL: the process dies where it stands, as in a crash. */
   kill(): Promise<void>;
+  /** What it has printed so far: its log lines (stdout) and stderr. */
+  output(): string;
 }
 
 /**
@@ -75,9 +77,11 @@ export async function startProcess(
   const child = spawn(process.execPath, [distScript(script)], {
     cwd: projectRoot(),
     env,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let stdout = '';
   let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const end = async (signal: NodeJS.Signals) => {
@@ -94,5 +98,10 @@ export async function startProcess(
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { child, stop: () => end('SIGTERM'), kill: () => end('SIGKILL') };
+  return {
+    child,
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
+    output: () => `${stdout}${stderr}`,
+  };
 }

@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '../../../common/database';
 import type { Logger } from '../../../common/logger';
-import type { JobQueues, QueueName } from './job-queues';
+import { QueueUnavailableError, type JobQueues, type QueueName } from './job-queues';
 
 /** The document's limit for webhooks, used for SMS too: up to 5 retries after the first attempt. */
 export const MAX_RETRIES = 5;
@@ -36,9 +36,14 @@ export const PUSH_ROWS: DeliveryTable = {
 /**
  * The safety net under the job queue: frees rows whose worker died mid-attempt, and enqueues due
  * rows whose job was lost (a crash between commit and enqueue, a Redis restart). Job ids make a
- * job that still exists count once.
+ * job that still exists count once. Answers the due rows the queue could not take (Redis away),
+ * for the worker to deliver itself.
  */
-export async function sweepOverdue(em: EntityManager, queues: JobQueues, rows: DeliveryTable): Promise<void> {
+export async function sweepOverdue(
+  em: EntityManager,
+  queues: JobQueues,
+  rows: DeliveryTable,
+): Promise<number[]> {
   await em.execute(
     `update ${rows.table} set status = 'pending', locked_until = null, updated_at = now()
       where status = ? and locked_until < now()`,
@@ -49,7 +54,16 @@ export async function sweepOverdue(em: EntityManager, queues: JobQueues, rows: D
       where status = 'pending' and next_attempt_at <= now() - interval '2 seconds'
       order by next_attempt_at limit 500`,
   );
-  for (const row of due) await queues.enqueue(rows.queue, Number(row.id), row.attempts);
+  for (const [index, row] of due.entries()) {
+    try {
+      await queues.enqueue(rows.queue, Number(row.id), row.attempts);
+    } catch (error) {
+      if (!(error instanceof QueueUnavailableError)) throw error;
+      // One refusal is enough to know: the rest would wait for the same absent Redis.
+      return due.slice(index).map((r) => Number(r.id));
+    }
+  }
+  return [];
 }
 
 /**
@@ -58,6 +72,8 @@ export async function sweepOverdue(em: EntityManager, queues: JobQueues, rows: D
  */
 export abstract class DeliveryRowWorker {
   private sweeper?: NodeJS.Timeout;
+  /** A sweep that delivers rows itself (Redis away) may outlast the interval; one runs at a time. */
+  private sweeping = false;
 
   protected constructor(
     private readonly rows: DeliveryTable,
@@ -69,13 +85,7 @@ export abstract class DeliveryRowWorker {
 
   start(): void {
     this.queues.queue(this.rows.queue).process(this.concurrency, (job) => this.deliver(job.data.id));
-    this.sweeper = setInterval(
-      () =>
-        void sweepOverdue(this.orm.em.fork(), this.queues, this.rows).catch((error: unknown) =>
-          this.logger.warn({ err: error, table: this.rows.table }, 'overdue sweep failed'),
-        ),
-      SWEEP_MS,
-    );
+    this.sweeper = setInterval(() => void this.sweep(), SWEEP_MS);
   }
 
   stop(): void {
@@ -84,4 +94,39 @@ export abstract class DeliveryRowWorker {
 
   /** Attempts the row once; a job for a row with nothing left to do does nothing. */
   abstract deliver(id: number): Promise<void>;
+
+  /**
+   * One sweep at a time: while the queue is away a sweep delivers the due rows itself, as many at
+   * once as the queue would, and may outlast the interval. Deliveries go on without Redis, each a
+   * sweep later than the queue would have made it.
+   */
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const unqueued = await sweepOverdue(this.orm.em.fork(), this.queues, this.rows);
+      await Promise.all(
+        Array.from({ length: Math.min(this.concurrency, unqueued.length) }, async () => {
+          for (let id = unqueued.shift(); id !== undefined; id = unqueued.shift()) {
+            await this.deliverWithoutQueue(id);
+          }
+        }),
+      );
+    } catch (error) {
+      this.logger.warn({ err: error, table: this.rows.table }, 'overdue sweep failed');
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private async deliverWithoutQueue(id: number): Promise<void> {
+    try {
+      await this.deliver(id);
+    } catch (error) {
+      // The attempt is recorded before its retry is enqueued, so a refused enqueue leaves the row
+      // pending with its next time, this sweep's again when due.
+      if (error instanceof QueueUnavailableError) return;
+      this.logger.warn({ err: error, table: this.rows.table, id }, 'delivery without the queue failed');
+    }
+  }
 }

@@ -35,7 +35,7 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
     await orm.close(true);
     throw error;
   }
-  const queues = new JobQueues(config, true);
+  const queues = new JobQueues(config, true, redis);
   const relay = new OutboxRelay(orm, redis, queues, config, logger);
   const webhooks = new WebhookWorker(orm, queues, config, logger);
   const sms = new SmsWorker(orm, queues, redis, config, logger);
