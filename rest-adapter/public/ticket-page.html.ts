@@ -17,6 +17,7 @@ export interface PageTicket {
   readyAt: string | null;
   collectedAt: string | null;
   createdAt: string;
+  updatedAt: string;
 }
 
 /** Hashed asset paths, so the page can tell browsers to keep them forever. */
@@ -134,7 +135,7 @@ export function ticketPage(
     )
     .join('');
   return `${documentStart(language, t.title(ticket.number), assets, true)}
-<main id="ticket" data-status="${status}" data-token="${e(token)}" data-live-url="${e(liveUrl)}" data-lang="${language}" data-ring-count="${ticket.ringCount}" data-alerts="${ticket.alertsEnabled}" data-timezone="${e(ticket.timezone)}"${ticket.pushKey ? ` data-push-key="${e(ticket.pushKey)}"` : ''}>
+<main id="ticket" data-status="${status}" data-token="${e(token)}" data-live-url="${e(liveUrl)}" data-lang="${language}" data-ring-count="${ticket.ringCount}" data-updated-at="${e(ticket.updatedAt)}" data-alerts="${ticket.alertsEnabled}" data-timezone="${e(ticket.timezone)}"${ticket.pushKey ? ` data-push-key="${e(ticket.pushKey)}"` : ''}>
 <header>
 <p class="venue"><bdi>${e(ticket.venueName)}</bdi> · <bdi>${e(ticket.branchName)}</bdi></p>
 <a class="lang" href="${t.other.href}" hreflang="${t.other.lang}" lang="${t.other.lang}">${t.other.label}</a>

@@ -8,7 +8,9 @@ import { PNG } from 'pngjs';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { CHROMIUM_FLAGS } from '../../common/chromium';
 import { projectRoot } from '../../common/paths';
+import { connectRedis } from '../../common/redis';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
+import { liveEventsChannel } from '../../subgraphs/tickets/events/live-event';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import {
   admin,
@@ -363,6 +365,50 @@ describe('the customer’s ticket page in real headless Chromium', () => {
       await page.close();
       await edge.stop();
       await live.stop();
+    }
+  });
+
+  it('keeps the newest state when a held event arrives after its refetch, and does not alert again', async () => {
+    const channel = liveEventsChannel(platform.config.redisPrefix);
+    const redis = await connectRedis(platform.config.redisUrl, 'late-event-test');
+    const listener = redis.duplicate();
+    const published: string[] = [];
+    listener.on('message', (_channel: string, message: string) => published.push(message));
+    await listener.connect();
+    await listener.subscribe(channel);
+    const ticket = await rest('POST', '/tickets', { number: 'L-7' });
+    const { page } = await open(`${origin}/t/${String(ticket.token)}`);
+    try {
+      const frames: string[] = [];
+      const cdp = await page.createCDPSession();
+      await cdp.send('Network.enable');
+      cdp.on('Network.webSocketFrameReceived', (event) => frames.push(event.response.payloadData));
+
+      await rest('POST', `/tickets/${String(ticket.id)}/ready`);
+      await page.waitForFunction(() => document.getElementById('ticket')?.dataset.status === 'ready');
+      await rest('POST', `/tickets/${String(ticket.id)}/collected`);
+      await page.waitForFunction(() => document.getElementById('ticket')?.dataset.status === 'collected');
+      const alerts = await page.$eval('#ticket', (el) => (el as HTMLElement).dataset.alertCount);
+      const ready = published.find((m) => {
+        const event = JSON.parse(m) as { event: string; ticketId: number };
+        return event.event === 'ticket.ready' && event.ticketId === Number(ticket.id);
+      });
+      expect(ready).toBeDefined();
+
+      // As the relay publishes an event it held while Redis was away: after the newer state.
+      const before = frames.length;
+      await redis.publish(channel, ready!);
+      await waitUntil(
+        () => frames.slice(before).some((f) => f.includes('"READY"')),
+        10_000,
+        'the late ready event at the page',
+      );
+      expect(await status(page)).toBe('collected');
+      expect(await page.$eval('#ticket', (el) => (el as HTMLElement).dataset.alertCount)).toBe(alerts);
+    } finally {
+      await page.close();
+      listener.disconnect();
+      redis.disconnect();
     }
   });
 });

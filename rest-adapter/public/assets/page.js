@@ -6,10 +6,11 @@
   if (!root || !root.dataset.token) return;
   var token = root.dataset.token;
   var lang = root.dataset.lang;
-  var FIELDS = 'status statusText ringCount readyAt createdAt';
+  var FIELDS = 'status statusText ringCount readyAt createdAt updatedAt';
   var baseTitle = document.title;
   var status = root.dataset.status;
   var ringCount = Number(root.dataset.ringCount || 0);
+  var updatedAt = Date.parse(root.dataset.updatedAt || '') || 0;
   var alertCount = 0;
   var socket = null;
   var retries = 0;
@@ -34,6 +35,11 @@
 
   function apply(ticket) {
     if (!ticket) return;
+    // Events held while the live channel was away arrive after the refetch that followed; an older
+    // state never replaces a newer one, nor alerts again.
+    var changedAt = Date.parse(ticket.updatedAt) || 0;
+    if (changedAt < updatedAt) return;
+    updatedAt = changedAt;
     var next = String(ticket.status).toLowerCase();
     var alerted =
       (next === 'ready' && status !== 'ready') || (next === 'ready' && ticket.ringCount > ringCount);
