@@ -21,7 +21,7 @@ import { loadConfig } from '../common/config';
 import { projectRoot, SUPERGRAPH_FILE } from '../common/paths';
 import { ADAPTER_OPERATIONS } from '../rest-adapter/graph-client';
 import '../rest-adapter/rest-adapter';
-import { costOf, parseWithinLimits, queryLimitRules } from './query-limits';
+import { cachedCostOf, costOf, parseWithinLimits, queryLimitRules } from './query-limits';
 
 /** The page's own documents over graphql-ws, built as page.js builds them. */
 async function pageOperations(): Promise<{ name: string; document: string }[]> {
@@ -102,6 +102,25 @@ describe('the gateway’s default bounds hold every operation the platform itsel
     // Room for the operations to grow, but not so much that the limit stops meaning anything.
     expect(heaviest).toBeLessThanOrEqual(limits.maxCost);
     expect(heaviest * 3).toBeGreaterThan(limits.maxCost);
+  });
+
+  it('remembers a document’s cost by the variables it depends on, and only those', () => {
+    const document = parse(
+      'query ($n: Int!, $id: ID!, $more: Boolean!) { ticket(id: $id) { id } tickets(perPage: $n) { items { id number branch @include(if: $more) { name } } } }',
+    );
+    for (const variables of [
+      { n: 100, id: '1', more: true },
+      { n: 10, id: '2', more: true },
+      { n: 100, id: '3', more: false },
+      { n: 100, id: '4', more: true },
+    ]) {
+      expect(cachedCostOf(schema, document, variables, undefined)).toBe(
+        costOf(schema, document, variables, undefined),
+      );
+    }
+    expect(cachedCostOf(schema, document, { n: 100, id: '1', more: true }, undefined)).toBeGreaterThan(
+      cachedCostOf(schema, document, { n: 10, id: '1', more: true }, undefined),
+    );
   });
 
   it('weighs a list by its page size', () => {

@@ -3,10 +3,13 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import {
   getNamedType,
   GraphQLError,
+  Kind,
+  visit,
   parse,
   isListType,
   isObjectType,
   isNonNullType,
+  type ArgumentNode,
   type DocumentNode,
   type GraphQLOutputType,
   type GraphQLSchema,
@@ -87,6 +90,61 @@ export function costOf(
   });
 }
 
+/**
+ * The variables an operation's cost can depend on: those given as a page size or as the condition
+ * of `@include`/`@skip`. Every other variable (an id, an input) leaves the estimate as it is.
+ */
+function costVariablesOf(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  const variableOf = (argument: ArgumentNode | undefined) => {
+    if (argument?.value.kind === Kind.VARIABLE) names.add(argument.value.name.value);
+  };
+  visit(document, {
+    Field(node) {
+      for (const argument of node.arguments ?? []) {
+        if (PAGE_SIZE_ARGUMENTS.includes(argument.name.value)) variableOf(argument);
+      }
+    },
+    Directive(node) {
+      if (node.name.value === 'include' || node.name.value === 'skip') {
+        variableOf(node.arguments?.find((argument) => argument.name.value === 'if'));
+      }
+    },
+  });
+  return [...names].sort();
+}
+
+/** Estimates kept per document; a document's cost depends only on its cost variables. */
+const estimates = new WeakMap<DocumentNode, { variables: string[]; costs: Map<string, number> }>();
+const ESTIMATES_PER_DOCUMENT = 64;
+
+/**
+ * costOf, remembered per parsed document (Apollo hands the same DocumentNode to every request of
+ * the same text) and the values of its cost variables: a busy operation is weighed once, not on
+ * every request.
+ */
+export function cachedCostOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined,
+): number {
+  let entry = estimates.get(document);
+  if (entry === undefined)
+    estimates.set(document, (entry = { variables: costVariablesOf(document), costs: new Map() }));
+  const key = JSON.stringify([
+    operationName ?? null,
+    ...entry.variables.map((name) => variables?.[name] ?? null),
+  ]);
+  let cost = entry.costs.get(key);
+  if (cost === undefined) {
+    cost = costOf(schema, document, variables, operationName);
+    if (entry.costs.size >= ESTIMATES_PER_DOCUMENT) entry.costs.clear();
+    entry.costs.set(key, cost);
+  }
+  return cost;
+}
+
 /** The refusal of an operation over the cost limit: a 400, like the other limits, naming it. */
 export function costError(cost: number, limits: QueryLimits): GraphQLError {
   return new GraphQLError(
@@ -133,7 +191,7 @@ export function queryLimitOptions(
           if (contextValue.client === undefined) return Promise.resolve();
           let found: number;
           try {
-            found = costOf(schema, document, request.variables, operationName ?? undefined);
+            found = cachedCostOf(schema, document, request.variables, operationName ?? undefined);
           } catch (error) {
             // Variables that do not fit their types cannot be weighed; the caller is told which.
             return Promise.reject(variablesError(error));

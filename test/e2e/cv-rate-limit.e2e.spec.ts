@@ -1,5 +1,5 @@
 import { startRestAdapter } from '../../rest-adapter/rest-adapter';
-import { admin, cvCaller, newCvAccount, startPlatform, type Platform } from '../support/platform';
+import { cvCaller, newAccountKey, newCvAccount, type Platform, startPlatform } from '../support/platform';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { awayFromWindowEdge } from '../support/wait';
 
@@ -23,13 +23,7 @@ describe('the CV API’s request rate: per account, across its keys, in Redis', 
 
   it('counts every key of an account together, answers 429 with Retry-After past the quota, and spares other accounts', async () => {
     const account = await newCvAccount(platform.config, { plan: 'pro' });
-    const second = await admin<{ key: string }>(
-      platform.config,
-      'account-key',
-      'create',
-      '--account',
-      String(account.id),
-    );
+    const second = await newAccountKey(platform.config, account.id);
     const other = await newCvAccount(platform.config, { plan: 'pro' });
     await awayFromWindowEdge(60);
     const first = await call('GET', '/me', account.key);

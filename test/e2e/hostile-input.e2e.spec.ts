@@ -1,13 +1,13 @@
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import {
-  admin,
+  type CvAccount,
   cvCaller,
+  newBranchKey,
   newCvAccount,
   newTicketBranch,
+  type Platform,
   platformTemplateId,
   startPlatform,
-  type CvAccount,
-  type Platform,
   type TicketBranch,
 } from '../support/platform';
 
@@ -115,15 +115,7 @@ describe('text no column can store, ids no record can have, and paths no route t
       );
       expect(unknown.status).toBe(401);
       expect(unknown.body.message).toBe('Unauthenticated.');
-      const readOnly = await admin<{ key: string }>(
-        platform.config,
-        'key',
-        'create',
-        '--branch',
-        String(branch.branchId),
-        '--scopes',
-        'tickets:read',
-      );
+      const readOnly = await newBranchKey(platform.config, branch.branchId, 'tickets:read');
       const unscoped = await ticketCall('POST', '/tickets/by-external/x%00/ready', undefined, readOnly.key);
       expect(unscoped).toEqual({
         status: 403,

@@ -4,12 +4,12 @@ import WebSocket from 'ws';
 import { PUBLIC_WRITE_RATE_LIMIT } from '../../common/rate-budget';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import {
-  admin,
+  newAccountKey,
   newCvAccount,
   newTicketBranch,
+  type Platform,
   platformTemplateId,
   startPlatform,
-  type Platform,
 } from '../support/platform';
 import { awayFromWindowEdge } from '../support/wait';
 
@@ -153,13 +153,7 @@ describe('one budget per credential, whatever the door: REST, GraphQL over HTTP,
 
   it('counts a CV account’s keys together on both doors, and a REST route of two operations once', async () => {
     const account = await newCvAccount(platform.config, { plan: 'pro' });
-    const second = await admin<{ key: string }>(
-      platform.config,
-      'account-key',
-      'create',
-      '--account',
-      String(account.id),
-    );
+    const second = await newAccountKey(platform.config, account.id);
     const templateId = await platformTemplateId(database, 'classic');
     await awayFromWindowEdge();
     const created = await rest(

@@ -1,5 +1,11 @@
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
+import {
+  newBranchKey,
+  newTicketBranch,
+  type Platform,
+  startPlatform,
+  type TicketBranch,
+} from '../support/platform';
 
 interface GraphReply<T> {
   data?: T | null;
@@ -241,15 +247,7 @@ describe('tickets as one graph, through the gateway', () => {
         )
       ).errors?.[0]?.extensions?.code,
     ).toBe('UNAUTHENTICATED');
-    const readOnly = await admin<{ key: string }>(
-      platform.config,
-      'key',
-      'create',
-      '--branch',
-      String(branch.branchId),
-      '--scopes',
-      'tickets:read',
-    );
+    const readOnly = await newBranchKey(platform.config, branch.branchId, 'tickets:read');
     const denied = await graphql(CREATE, { input: {} }, { key: readOnly.key });
     expect(denied.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     const starter = await newTicketBranch(platform.config, { plan: 'starter' });

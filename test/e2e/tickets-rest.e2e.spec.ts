@@ -1,6 +1,13 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
+import {
+  admin,
+  newBranchKey,
+  newTicketBranch,
+  type Platform,
+  startPlatform,
+  type TicketBranch,
+} from '../support/platform';
 import { awayFromWindowEdge } from '../support/wait';
 
 interface Reply {
@@ -62,15 +69,7 @@ describe('ticket-calling-api.md over REST, through the gateway, on real Postgres
 
   /** A fresh key of the branch, so each test has its own 120-a-minute budget. */
   async function keyOf(of: TicketBranch = branch, scopes?: string): Promise<string> {
-    const issued = await admin<{ key: string }>(
-      platform.config,
-      'key',
-      'create',
-      '--branch',
-      String(of.branchId),
-      ...(scopes ? ['--scopes', scopes] : []),
-    );
-    return issued.key;
+    return (await newBranchKey(platform.config, of.branchId, scopes)).key;
   }
 
   function templateOf(path: string): string {

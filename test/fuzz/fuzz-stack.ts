@@ -1,12 +1,12 @@
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import {
-  admin,
+  newBranchKey,
   newCvAccount,
   newTicketBranch,
+  type Platform,
   platformTemplateId,
   startPlatform,
-  type Platform,
 } from '../support/platform';
 import type { FuzzTarget } from './fuzz-engine';
 
@@ -40,15 +40,7 @@ async function post(
 /** Tickets in every state and CVs of two accounts, so cases reach records that exist and others' records. */
 async function seedRecords(platform: Platform, database: TestDatabase) {
   const branch = await newTicketBranch(platform.config);
-  const readOnly = await admin<{ key: string }>(
-    platform.config,
-    'key',
-    'create',
-    '--branch',
-    String(branch.branchId),
-    '--scopes',
-    'tickets:read',
-  );
+  const readOnly = await newBranchKey(platform.config, branch.branchId, 'tickets:read');
   const otherBranch = await newTicketBranch(platform.config);
   const ticketAs = (key: string) => ({ authorization: `Bearer ${key}` });
   await post(`${platform.restUrl}/tickets`, ticketAs(otherBranch.key), { external_id: 'other-branch-order' });

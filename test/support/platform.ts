@@ -123,15 +123,25 @@ export async function newTicketBranch(
     '--name',
     'Counter 1',
   );
-  const key = await admin<{ id: number; key: string }>(
+  const key = await newBranchKey(config, branch.id, scopes);
+  return { venueId: venue.id, branchId: branch.id, key: key.key, keyId: key.id };
+}
+
+/** Another key of a branch (both scopes unless given), as an operator issues it. */
+export function newBranchKey(config: Config, branchId: number, scopes?: string) {
+  return admin<{ id: number; key: string }>(
     config,
     'key',
     'create',
     '--branch',
-    String(branch.id),
+    String(branchId),
     ...(scopes ? ['--scopes', scopes] : []),
   );
-  return { venueId: venue.id, branchId: branch.id, key: key.key, keyId: key.id };
+}
+
+/** Another key of a CV account, sharing the account's budget and plan. */
+export function newAccountKey(config: Config, accountId: number) {
+  return admin<{ id: number; key: string }>(config, 'account-key', 'create', '--account', String(accountId));
 }
 
 export interface CvAccount {
