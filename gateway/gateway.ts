@@ -107,7 +107,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     ({ req, res }) =>
       Promise.resolve({
         headers: forwardedHeaders(req),
-        client: GatewayRateLimits.countedByThePlatform(res.locals) ? undefined : { address: req.ip },
+        client: GatewayRateLimits.clientOf(req, res.locals),
       }),
     PHOTO_BODY_LIMIT,
   );

@@ -1,5 +1,6 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
+import type { RateDecision } from '../common/rate-budget';
 import { REQUEST_ID_HEADER } from '../common/request-context';
 import { TICKET_TOKEN_HEADER } from '../subgraphs/tickets/events/live-event';
 
@@ -18,7 +19,11 @@ export interface GatewayContext {
    * Present when the operation comes from a client through this gateway's own door (HTTP or
    * graphql-ws) and counts against its budgets; absent for the platform's own operations.
    */
-  client?: { address: string | undefined };
+  client?: {
+    address: string | undefined;
+    /** The count of an HTTP request, started as it arrived; graphql-ws counts before it parses. */
+    counting?: Promise<RateDecision[]>;
+  };
 }
 
 /**
