@@ -1,6 +1,11 @@
 // @ts-check
+import { createRequire } from 'node:module';
 import eslint from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+// The dependency rule lives in its own file so a test can lint against it too.
+const { BOUNDARY_ZONES, SPEC_BOUNDARY_ZONES } = createRequire(import.meta.url)('./eslint.boundaries.cjs');
 
 export default tseslint.config(
   {
@@ -11,6 +16,7 @@ export default tseslint.config(
       'test-artifacts/**',
       '*.config.js',
       '*.config.mjs',
+      'eslint.boundaries.cjs',
     ],
   },
   eslint.configs.recommended,
@@ -34,6 +40,18 @@ export default tseslint.config(
         'error',
         { selector: 'ExportDefaultDeclaration', message: 'Use named exports that match the file.' },
       ],
+    },
+  },
+  {
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })] },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: BOUNDARY_ZONES }] },
+  },
+  {
+    // Tests reach their own helpers in test/ from beside the code they test.
+    files: ['**/*.spec.ts'],
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones: SPEC_BOUNDARY_ZONES }],
     },
   },
   {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { internalCredentialHeaders } from '../common/internal-credential';
 import { CV_GET } from '../rest-adapter/cv/cv.operations';
-import { SECTION_KEYS } from '../subgraphs/cv/cv.payload';
+import { SECTION_KEYS } from '../contracts/cv/cv.payload';
 // test/ is outside tsconfig.build.json's include, but tsc still emits a file the build imports,
 // so the bench fills the CV with the very payload the e2e tests call full.
 import { fullCvPayload } from '../subgraphs/cv/sample-cv';

@@ -5,6 +5,7 @@ import { isErrorCode, ValidationError } from './errors';
 import type { Logger } from './logger';
 import { describeFailure } from './process';
 import { connectRedis, type Redis } from './redis';
+import { RECORD_ID } from './patterns';
 
 export interface FlagSpec {
   description: string;
@@ -95,7 +96,7 @@ export function parseFlags(spec: CommandSpec, args: readonly string[]): FlagValu
       );
     }
     if (flagSpec.type === 'integer') {
-      if (!/^[1-9][0-9]{0,15}$/.test(raw)) {
+      if (!RECORD_ID.test(raw)) {
         throw new UsageError(
           `${name}: --${flag} must be a positive whole number (got ${JSON.stringify(raw)})`,
         );

@@ -1,4 +1,5 @@
 import { addFieldError, type FieldErrors } from './errors';
+import { RECORD_ID } from './patterns';
 
 /**
  * What every door of the platform refuses in text, whatever the field: Postgres stores no NUL in
@@ -111,7 +112,7 @@ const MAX_RECORD_ID = Number.MAX_SAFE_INTEGER;
  */
 export function parseRecordId(value: string | number | null | undefined): number | null {
   const text = typeof value === 'number' ? (Number.isSafeInteger(value) ? String(value) : '') : (value ?? '');
-  if (!/^[1-9][0-9]{0,15}$/.test(text)) return null;
+  if (!RECORD_ID.test(text)) return null;
   const id = Number(text);
   return id <= MAX_RECORD_ID ? id : null;
 }

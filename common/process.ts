@@ -1,5 +1,5 @@
 import { ConfigError } from './config';
-import { UnreachableError } from './database';
+import { UnreachableError } from './postgres';
 
 /** What an entry point leaves running: stopping it drains servers and closes connections. */
 export interface Running {

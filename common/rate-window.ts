@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Redis } from './redis';
 
 // One round trip: count this request in the current window and tell how long the window has left.
@@ -8,6 +9,9 @@ local ttl = redis.call('TTL', KEYS[1])
 if ttl < 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
 
+/** Redis keeps scripts by their SHA-1; sending it instead of the script spares both sides work. */
+const COUNT_SCRIPT_SHA = createHash('sha1').update(COUNT_SCRIPT).digest('hex');
+
 /**
  * Counts one more use of `name` in the current fixed window, in Redis so every replica shares
  * the count; answers the count so far and the seconds the window has left.
@@ -17,10 +21,15 @@ export async function countInWindow(
   name: string,
   windowSeconds: number,
 ): Promise<{ count: number; ttl: number }> {
-  const window = Math.floor(Date.now() / 1000 / windowSeconds);
-  const [count, ttl] = (await redis.eval(COUNT_SCRIPT, 1, `${name}:${window}`, windowSeconds)) as [
-    number,
-    number,
-  ];
+  const key = `${name}:${Math.floor(Date.now() / 1000 / windowSeconds)}`;
+  let answer: unknown;
+  try {
+    answer = await redis.evalsha(COUNT_SCRIPT_SHA, 1, key, windowSeconds);
+  } catch (error) {
+    // A Redis that restarted (or never ran it) has no script yet: EVAL loads it for the next time.
+    if (!String((error as Error).message).startsWith('NOSCRIPT')) throw error;
+    answer = await redis.eval(COUNT_SCRIPT, 1, key, windowSeconds);
+  }
+  const [count, ttl] = answer as [number, number];
   return { count, ttl };
 }

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { UnreachableError } from './database';
+import { UnreachableError } from './postgres';
 
 export type { Redis };
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import type { Config, SubgraphName } from '../common/config';
-import { createProbePool } from '../common/database';
+import { createProbePool } from '../common/postgres';
 import { mountGraphQL, PHOTO_BODY_LIMIT, platformApolloOptions } from '../common/graphql-server';
 import { HttpService } from '../common/http-service';
 import { createLogger } from '../common/logger';

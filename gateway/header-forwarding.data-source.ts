@@ -2,7 +2,7 @@ import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@
 import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
 import type { RateDecision } from '../common/rate-budget';
 import { REQUEST_ID_HEADER } from '../common/request-context';
-import { TICKET_TOKEN_HEADER } from '../subgraphs/tickets/events/live-event';
+import { TICKET_TOKEN_HEADER } from '../contracts/tickets/live-event';
 
 /** Headers a subgraph needs to decide who is asking and how to answer. */
 export const FORWARDED_HEADERS = [

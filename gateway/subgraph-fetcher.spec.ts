@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { freePorts } from '../tools/stack';
+import { freePorts } from '../test/support/processes';
 import { subgraphFetcher } from './subgraph-fetcher';
 
 describe('subgraphFetcher against a local HTTP server', () => {

@@ -3,7 +3,11 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { httpStatusOf, isErrorCode, type FieldErrors } from '../common/errors';
 import type { Logger } from '../common/logger';
 import { currentRequestId } from '../common/request-context';
+import { bytesInWords } from './figures';
 import { GatewayUnavailableError, GraphOperationError } from './graph-client';
+
+/** The largest JSON body the adapter's parser takes (rest-adapter.ts); larger is 413. */
+export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface HttpError {
   status: number;
@@ -87,7 +91,11 @@ function requestBodyError(error: unknown): HttpError | undefined {
     case 'entity.parse.failed':
       return { status: 400, body: { message: 'The request body is not valid JSON.' }, headers: {} };
     case 'entity.too.large':
-      return { status: 413, body: { message: 'The request body is larger than 1 MB.' }, headers: {} };
+      return {
+        status: 413,
+        body: { message: `The request body is larger than ${bytesInWords(JSON_BODY_LIMIT_BYTES)}.` },
+        headers: {},
+      };
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return { status: 415, body: { message: 'The request body encoding is not supported.' }, headers: {} };

@@ -1,8 +1,11 @@
 import { z } from 'zod';
+import { rateLimitHeaders as sentHeaders, type RatePolicy } from '../common/rate-budget';
+import { openApiPath, type HttpMethod, type RestRoute } from './route-table';
 
 /**
- * What the adapter's OpenAPI 3.1 documents share. Each document is built from the zod schemas that
- * validate its requests, so what it publishes cannot drift from what is enforced.
+ * What the adapter's OpenAPI 3.1 documents share. Each document is built from its route tables and
+ * the zod schemas that validate its requests, so what it publishes cannot drift from what is served
+ * and enforced.
  */
 
 export type JsonSchema = Record<string, unknown>;
@@ -10,6 +13,7 @@ export type JsonSchema = Record<string, unknown>;
 /** A registry whose schemas carry an id: the global one, or a document's own. */
 export type SchemaRegistry = z.core.$ZodRegistry<{ id?: string | undefined }>;
 
+/** A reference to one of the document's named schemas. */
 export const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 
 // Inside a document the schemas are fragments of it, not documents of their own.
@@ -51,16 +55,18 @@ export function components(
   );
 }
 
+/** A JSON body of the given schema. */
 export const json = (schemaRef: object) => ({ content: { 'application/json': { schema: schemaRef } } });
 
 type Headers = Record<string, unknown>;
 
-/** The IETF httpapi draft headers of rate-limit.ts; `policy` is an example of the quota. */
-export function rateLimitHeaders(policy: string, required?: boolean): Headers {
+/** The IETF httpapi draft headers of rate-limit.ts, with the policy header the budget sends as example. */
+export function rateLimitHeaders(policy: RatePolicy, required?: boolean): Headers {
   const presence = required === undefined ? {} : { required };
+  const example = sentHeaders([{ policy, allowed: true }])['RateLimit-Policy'];
   return {
     'RateLimit-Policy': {
-      description: `IETF httpapi draft: the quota (${policy}).`,
+      description: `IETF httpapi draft: the quota (${example}).`,
       ...presence,
       schema: { type: 'string' },
     },
@@ -72,6 +78,7 @@ export function rateLimitHeaders(policy: string, required?: boolean): Headers {
   };
 }
 
+/** The request id header every answer carries. */
 export function requestIdHeader(required?: boolean): Headers {
   return {
     'X-Request-Id': {
@@ -82,6 +89,7 @@ export function requestIdHeader(required?: boolean): Headers {
   };
 }
 
+/** Retry-After, as a refusal of a budget sends it. */
 export const retryAfter = { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } };
 
 /** Response objects that carry `headers` beside their own, with `errorBody` the usual error schema. */
@@ -99,3 +107,64 @@ export function responses(headers: Headers, errorBody: string) {
     }),
   };
 }
+
+/** What a route publishes about itself: one operation of its document. */
+export interface OperationDescription {
+  operationId: string;
+  summary: string;
+  description?: string;
+  security?: unknown[];
+  parameters?: unknown[];
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+}
+
+/** What a document says before its paths. */
+export interface DocumentHead {
+  info: { title: string; version: string; description: string };
+  servers: { url: string }[];
+  security: Record<string, string[]>[];
+}
+
+/** The `paths` of a route table: each route's operation under its OpenAPI path, in the table's order. */
+export function pathsOf<TDescriptions>(
+  routes: readonly RestRoute<TDescriptions, never>[],
+  descriptions: TDescriptions,
+): Record<string, Partial<Record<HttpMethod, OperationDescription>>> {
+  const paths: Record<string, Partial<Record<HttpMethod, OperationDescription>>> = {};
+  for (const route of routes) {
+    const item = (paths[openApiPath(route.path)] ??= {});
+    if (item[route.method] !== undefined) {
+      throw new Error(`${route.method.toUpperCase()} ${route.path} is in the route table twice`);
+    }
+    item[route.method] = route.openapi(descriptions);
+  }
+  return paths;
+}
+
+/** An OpenAPI 3.1 document: its head, the paths of its route tables and its components. */
+export function openApiDocument<TDescriptions>(
+  head: DocumentHead,
+  routes: readonly RestRoute<TDescriptions, never>[],
+  descriptions: TDescriptions,
+  components: Record<string, unknown>,
+): Record<string, unknown> {
+  return { openapi: '3.1.0', ...head, paths: pathsOf(routes, descriptions), components };
+}
+
+/** The keys of a type at every depth; a record (such as a payload row typed loosely) is one leaf. */
+type Shape<T> = T extends readonly (infer E)[]
+  ? Shape<E>[]
+  : T extends object
+    ? string extends keyof T
+      ? 'record'
+      : { [K in keyof T]-?: Shape<T[K]> }
+    : 'value';
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** Compile-time: a field added to or dropped from a resource fails the build until its schema follows. */
+export function describes<S extends z.ZodType, R>(
+  _schema: S,
+  _resource: (...args: never[]) => R,
+  ..._differ: Same<Shape<z.output<S>>, Shape<R>> extends true ? [] : ['schema and resource differ']
+): void {}

@@ -1,12 +1,12 @@
 import express from 'express';
 import type { Config } from '../common/config';
-import { createProbePool } from '../common/database';
+import { createProbePool } from '../common/postgres';
 import { HttpService } from '../common/http-service';
 import { createLogger } from '../common/logger';
 import { stopOnce, type Running } from '../common/process';
 import { connectRedis } from '../common/redis';
 import { GraphClient } from './graph-client';
-import { errorHandler, unknownRoute } from './http-errors';
+import { errorHandler, JSON_BODY_LIMIT_BYTES, unknownRoute } from './http-errors';
 import { plansRoutes } from './plans/plans.routes';
 import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
 import { byAddress, credentialOf, rateLimit } from './rate-limit';
@@ -14,8 +14,7 @@ import { CV_PATHS, cvErrorHandler, cvRateLimitRefusal, cvRoutes } from './cv/cv.
 import { cvPagesRoutes } from './public/cv-pages.routes';
 import { ticketPageRoutes } from './public/ticket-page.routes';
 import { ticketsRoutes } from './tickets/tickets.routes';
-
-export const API_PREFIX = '/api/v1';
+import { API_PREFIX } from './route-table';
 
 export interface RunningRestAdapter extends Running {
   port: number;
@@ -37,7 +36,13 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   });
   const api = express.Router();
   // Not strict: a JSON string or number is a wrongly typed body (422), not malformed JSON (400).
-  api.use(express.json({ limit: '1mb', strict: false, type: ['application/json', 'application/*+json'] }));
+  api.use(
+    express.json({
+      limit: JSON_BODY_LIMIT_BYTES,
+      strict: false,
+      type: ['application/json', 'application/*+json'],
+    }),
+  );
   // A body the parser refuses on a CV path is answered in the CV document's error shape.
   api.use(CV_PATHS, cvErrorHandler(logger));
   // The catalogue needs no key: it is counted per client address, as on the gateway. Its own
@@ -51,18 +56,19 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   plans.use(plansRoutes(graph));
   plans.use('/plans', cvErrorHandler(logger));
   api.use(plans);
-  // ticket-calling-api.md: 120 requests a minute per key, over every one of its endpoints.
+  // ticket-calling-api.md's per-key budget (config.ticketsRateLimit), over every one of its endpoints.
   const perTicketKey = rateLimit(budgets, policies.tickets, {
     identify: (req) => credentialOf(req.get('authorization'), req),
   });
   api.use(['/tickets', '/openapi.json'], perTicketKey);
-  api.use(ticketsRoutes(graph, config.publicBaseUrl));
+  api.use(ticketsRoutes(graph, { publicBaseUrl: config.publicBaseUrl, policy: policies.tickets }));
   api.use(
     cvRoutes(graph, logger, {
       budgets,
       policy: policies.cv,
       credentials: new KnownCredentials(redis, config.redisPrefix),
       publicBaseUrl: config.publicBaseUrl,
+      openApi: { publicPolicy: policies.public, renderTimeoutMs: config.render.timeoutMs },
     }),
   );
   service.app.use(API_PREFIX, api);

@@ -4,6 +4,8 @@
  * that each test file clones.
  */
 export default async function globalSetup(): Promise<void> {
+  // Each tier that needs Postgres names this setup; the first one in a run prepares for all.
+  if (process.env.NIDA_TEST_TEMPLATE_READY === String(process.pid)) return;
   const globalsBefore = new Set(Object.getOwnPropertyNames(globalThis));
   try {
     await prepareTemplate();
@@ -19,7 +21,7 @@ export default async function globalSetup(): Promise<void> {
 async function prepareTemplate(): Promise<void> {
   // Loaded here, not at the top, so their global registries appear only inside the cleanup above.
   await import('reflect-metadata');
-  const { quoteIdentifier } = await import('../common/database');
+  const { quoteIdentifier } = await import('../common/postgres');
   const { adminQuery, runStillGoing, serverUrl, templateDatabase, TEST_DATABASE_PREFIX } =
     await import('./support/database');
   const { loadConfig } = await import('../common/config');
@@ -48,4 +50,5 @@ async function prepareTemplate(): Promise<void> {
   const templateConfig = loadConfig({ ...process.env, DATABASE_URL: serverUrl(templateDatabase()) });
   await migrateAll(templateConfig);
   await seedReferenceData(templateConfig);
+  process.env.NIDA_TEST_TEMPLATE_READY = String(process.pid);
 }

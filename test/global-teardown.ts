@@ -1,4 +1,4 @@
-import { quoteIdentifier } from '../common/database';
+import { quoteIdentifier } from '../common/postgres';
 import { adminQuery, templateDatabase } from './support/database';
 
 export default async function globalTeardown(): Promise<void> {

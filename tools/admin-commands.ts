@@ -1,10 +1,10 @@
 import type { CommandSpec } from '../common/cli';
-import { planCommands } from '../subgraphs/billing/plan.commands';
-import { cvCommands } from '../subgraphs/cv/cv.commands';
-import { webhookCommands } from '../subgraphs/tickets/events/webhook.commands';
-import { ticketsCommands } from '../subgraphs/tickets/tickets.commands';
+import { planCommands } from './commands/plan.commands';
+import { cvCommands } from './commands/cv.commands';
+import { webhookCommands } from './commands/webhook.commands';
+import { ticketsCommands } from './commands/tickets.commands';
 
-/** Every noun of the admin CLI; each subgraph contributes the commands of its own domain. */
+/** Every noun of the admin CLI, one file per domain in `tools/commands/`; each goes through the domain's own services. */
 export const ADMIN_COMMANDS: readonly CommandSpec[] = [
   ...planCommands,
   ...ticketsCommands,

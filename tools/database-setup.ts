@@ -1,15 +1,11 @@
 import type { Config } from '../common/config';
-import { ensureDatabase, migrateSchema, openSchema, type EntityManager } from '../common/database';
-import { AccountService } from '../subgraphs/cv/account.service';
-import { CvService } from '../subgraphs/cv/cv.service';
+import { migrateSchema, openSchema, type EntityManager } from '../common/database';
+import { ensureDatabase } from '../common/postgres';
 import { fullCvPayload } from '../subgraphs/cv/sample-cv';
 import type { Logger } from '../common/logger';
-import { cvSubgraph } from '../subgraphs/cv/cv.subgraph';
-import { TemplateService } from '../subgraphs/cv/template.service';
-import { PlanService } from '../subgraphs/billing/plan.service';
-import { billingSubgraph } from '../subgraphs/billing/billing.subgraph';
+import { cvServices, cvSubgraph } from '../subgraphs/cv/cv.subgraph';
+import { billingServices, billingSubgraph } from '../subgraphs/billing/billing.subgraph';
 import { SUBGRAPHS } from '../subgraphs';
-import { SubscriptionService } from '../subgraphs/billing/subscription.service';
 import { ApiKeyService } from '../subgraphs/tickets/api-key.service';
 import { ticketsSubgraph } from '../subgraphs/tickets/tickets.subgraph';
 import { VenueService } from '../subgraphs/tickets/venue.service';
@@ -53,8 +49,8 @@ export async function seedReferenceData(
   const cv = await openSchema(config, cvSubgraph.schemaModule, logger);
   try {
     return {
-      plans: await new PlanService(billing.em.fork()).seedCatalogue(),
-      templates: await new TemplateService(cv.em.fork()).seedPlatform(),
+      plans: await billingServices(billing.em.fork()).plans.seedCatalogue(),
+      templates: await cvServices(cv.em.fork()).templates.seedPlatform(),
     };
   } finally {
     await billing.close(true);
@@ -83,7 +79,7 @@ export async function seedDemoData(config: Config, logger?: Logger): Promise<Dem
       const venues = new VenueService(tickets.em.fork());
       const venue = await venues.create({ name: demo.venue, language: 'ar' });
       const branch = await venues.createBranch(venue.id, demo.branch);
-      await new SubscriptionService(billing.em.fork()).subscribe('venue', venue.id, demo.plan);
+      await billingServices(billing.em.fork()).subscriptions.subscribe('venue', venue.id, demo.plan);
       await keys.issue(branch.id, 'Demo key', undefined, DEMO_TICKET_KEY);
     }
     demo.cvId = await seedDemoCv(cv.em.fork(), billing.em.fork(), demo);
@@ -97,8 +93,7 @@ export async function seedDemoData(config: Config, logger?: Logger): Promise<Dem
 
 /** A demo CV account on the pro plan, its fixed key and one filled-in Arabic CV; idempotent. */
 async function seedDemoCv(cvEm: EntityManager, billingEm: EntityManager, demo: DemoData): Promise<string> {
-  const accounts = new AccountService(cvEm);
-  const cvs = new CvService(cvEm, 'en');
+  const { accounts, cvs } = cvServices(cvEm, 'en');
   const existing = await accounts.authenticate(DEMO_CV_KEY);
   if (existing !== null) {
     const [first] = await cvs.list(existing);
@@ -112,7 +107,7 @@ async function seedDemoCv(cvEm: EntityManager, billingEm: EntityManager, demo: D
         email: 'demo@example.com',
         companyId: null,
       });
-      await new SubscriptionService(billingEm).subscribe('account', account.id, demo.cvPlan);
+      await billingServices(billingEm).subscriptions.subscribe('account', account.id, demo.cvPlan);
       await accounts.issueKey(account.id, 'Demo key', DEMO_CV_KEY);
       return (await accounts.authenticate(DEMO_CV_KEY))!;
     })());

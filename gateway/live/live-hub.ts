@@ -2,11 +2,7 @@ import { execute, type FormattedExecutionResult, type GraphQLSchema } from 'grap
 import type { TextLanguage } from '../../common/language';
 import type { Logger } from '../../common/logger';
 import { REQUEST_ID_HEADER } from '../../common/request-context';
-import {
-  TICKET_TOKEN_HEADER,
-  TOKEN_HIDDEN_FIELDS,
-  type LiveEvent,
-} from '../../subgraphs/tickets/events/live-event';
+import { TICKET_TOKEN_HEADER, TOKEN_HIDDEN_FIELDS, type LiveEvent } from '../../contracts/tickets/live-event';
 import type { GatewayContext } from '../header-forwarding.data-source';
 import { LIVE_TICKET_ID, type LivePlan } from './live-plan';
 

@@ -1,5 +1,5 @@
 import { fieldErrorsOf } from '../../common/validation';
-import { cvUpdateRequest, normalizeStrings } from '../../subgraphs/cv/cv.payload';
+import { cvUpdateRequest, normalizeStrings } from '../../contracts/cv/cv.payload';
 import { arabicMessage, inArabic } from './cv.messages';
 
 const ARABIC_LETTER = /[\u0600-\u06ff]/;

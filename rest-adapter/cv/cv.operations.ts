@@ -1,17 +1,17 @@
-import { camelCase, snakeKeys } from '../../common/case';
+import { camelCase } from '../../common/case';
 import {
   CUSTOM_SECTION_FIELDS,
   PERSONAL_FIELDS,
   SECTION_FIELDS,
   SECTION_KEYS,
   SETTINGS_FIELDS,
-} from '../../subgraphs/cv/cv.payload';
+} from '../../contracts/cv/cv.payload';
 import { operation } from '../graph-client';
-import type { PlanData } from '../plans/plans.routes';
+import type { PlanData } from '../plans/plans.operations';
 
-/** The graph operations the CV routes map onto, one per endpoint, and the resources they return. */
+/** The graph operations the CV routes map onto, one per endpoint, and what each returns. */
 
-interface MeData {
+export interface MeData {
   me: {
     id: string;
     name: string;
@@ -23,6 +23,7 @@ interface MeData {
   };
 }
 
+/** GET /me. */
 export const CV_ME = operation<MeData>(
   'CvMe',
   /* GraphQL */ `
@@ -58,7 +59,8 @@ export const CV_ME = operation<MeData>(
   `,
 );
 
-interface TemplateData {
+/** A template as the graph returns it. */
+export interface TemplateData {
   id: string;
   slug: string;
   name: string;
@@ -74,33 +76,20 @@ interface TemplateData {
 const TEMPLATE_FIELDS =
   'id slug name description category layout isPremium isCompanyTemplate available previewUrl';
 
+/** GET /templates. */
 export const CV_TEMPLATES = operation<{ templates: TemplateData[] }>(
   'CvTemplates',
   `query CvTemplates { templates { ${TEMPLATE_FIELDS} } }`,
 );
 
+/** GET /templates/{id}; also asked to answer an id that cannot be one in the graph's words. */
 export const CV_TEMPLATE = operation<{ template: TemplateData }, { id: string }>(
   'CvTemplate',
   `query CvTemplate($id: ID!) { template(id: $id) { ${TEMPLATE_FIELDS} } }`,
 );
 
-/** The Template resource of cv-api.md. */
-export function toTemplateResource(t: TemplateData) {
-  return {
-    id: Number(t.id),
-    slug: t.slug,
-    name: t.name,
-    description: t.description,
-    category: t.category,
-    layout: t.layout,
-    is_premium: t.isPremium,
-    is_company_template: t.isCompanyTemplate,
-    available: t.available,
-    preview_url: t.previewUrl,
-  };
-}
-
-interface CvData {
+/** A CV without its payload, as the graph returns it. */
+export interface CvData {
   id: string;
   title: string;
   locale: string;
@@ -112,32 +101,23 @@ interface CvData {
 
 const CV_FIELDS = 'id title locale templateId links { self pdf html share } createdAt updatedAt';
 
+/** GET /cvs. */
 export const CV_LIST = operation<{ cvs: CvData[] }>('CvList', `query CvList { cvs { ${CV_FIELDS} } }`);
 
+/** POST /cvs. */
 export const CV_CREATE = operation<
   { createCv: CvData },
   { input: { title: string; locale: string; templateId: string } }
 >('CvCreate', `mutation CvCreate($input: CreateCvInput!) { createCv(input: $input) { ${CV_FIELDS} } }`);
 
+/** DELETE /cvs/{uuid}. */
 export const CV_DELETE = operation<{ deleteCv: boolean }, { id: string }>(
   'CvDelete',
   'mutation CvDelete($id: ID!) { deleteCv(id: $id) }',
 );
 
+/** Judges the key alone: asked before a 422, and to count a key as its account. */
 export const CV_AUTH = operation<{ me: { id: string } }>('CvAuth', 'query CvAuth { me { id } }');
-
-/** A CV as lists show it (the full payload comes with GET /cvs/{uuid}). */
-export function toCvResource(cv: CvData) {
-  return {
-    id: cv.id,
-    title: cv.title,
-    locale: cv.locale,
-    template_id: Number(cv.templateId),
-    links: cv.links,
-    created_at: cv.createdAt,
-    updated_at: cv.updatedAt,
-  };
-}
 
 const fieldsOf = (fields: object) => Object.keys(fields).map(camelCase).join(' ');
 
@@ -151,9 +131,11 @@ const CV_DOCUMENT_FIELDS = `${CV_FIELDS}
   customSections { ${fieldsOf(CUSTOM_SECTION_FIELDS)} }
   photo { type width height size }`;
 
-type Row = Record<string, string | boolean | null>;
+/** A row of the payload as the graph returns it, in its camelCase. */
+export type Row = Record<string, string | boolean | null>;
 
-interface CvDocumentData extends CvData {
+/** A whole CV as the graph returns it. */
+export interface CvDocumentData extends CvData {
   personal: Row;
   settings: Row;
   sectionOrder: string[];
@@ -174,6 +156,7 @@ const documentOperation = <K extends string, V extends Record<string, unknown>>(
     `mutation ${name}${signature} { ${field}${call} { ${CV_DOCUMENT_FIELDS} } }`,
   );
 
+/** GET /cvs/{uuid}. */
 export const CV_GET = operation<{ cv: CvDocumentData }, { id: string }>(
   'CvGet',
   `query CvGet($id: ID!) { cv(id: $id) { ${CV_DOCUMENT_FIELDS} } }`,
@@ -185,6 +168,7 @@ export const CV_OWNED = operation<{ cv: { id: string; templateId: string } }, { 
   'query CvOwned($id: ID!) { cv(id: $id) { id templateId } }',
 );
 
+/** PUT /cvs/{uuid}. */
 export const CV_UPDATE = documentOperation<'updateCv', { id: string; input: Record<string, unknown> }>(
   'CvUpdate',
   'updateCv',
@@ -192,6 +176,7 @@ export const CV_UPDATE = documentOperation<'updateCv', { id: string; input: Reco
   '(id: $id, input: $input)',
 );
 
+/** POST /cvs/{uuid}/duplicate. */
 export const CV_DUPLICATE = documentOperation<'duplicateCv', { id: string }>(
   'CvDuplicate',
   'duplicateCv',
@@ -199,6 +184,7 @@ export const CV_DUPLICATE = documentOperation<'duplicateCv', { id: string }>(
   '(id: $id)',
 );
 
+/** PUT /cvs/{uuid}/template. */
 export const CV_SWITCH_TEMPLATE = documentOperation<'switchCvTemplate', { id: string; templateId: string }>(
   'CvSwitchTemplate',
   'switchCvTemplate',
@@ -206,6 +192,7 @@ export const CV_SWITCH_TEMPLATE = documentOperation<'switchCvTemplate', { id: st
   '(id: $id, templateId: $templateId)',
 );
 
+/** POST /cvs/{uuid}/photo: the upload's bytes in base64. */
 export const CV_SET_PHOTO = documentOperation<'setCvPhoto', { id: string; photoBase64: string }>(
   'CvSetPhoto',
   'setCvPhoto',
@@ -213,6 +200,7 @@ export const CV_SET_PHOTO = documentOperation<'setCvPhoto', { id: string; photoB
   '(id: $id, photoBase64: $photoBase64)',
 );
 
+/** DELETE /cvs/{uuid}/photo. */
 export const CV_REMOVE_PHOTO = documentOperation<'removeCvPhoto', { id: string }>(
   'CvRemovePhoto',
   'removeCvPhoto',
@@ -220,58 +208,29 @@ export const CV_REMOVE_PHOTO = documentOperation<'removeCvPhoto', { id: string }
   '(id: $id)',
 );
 
-export const CV_IMPORT_RESUME = documentOperation<
-  'importJsonResume',
-  { input: { resume: unknown; templateId?: string; title?: string; locale?: string } }
->('CvImportJsonResume', 'importJsonResume', '($input: ImportJsonResumeInput!)', '(input: $input)');
+/** The graph's `ImportJsonResumeInput`: the resume and the options sent beside it. */
+export interface ImportJsonResumeInput {
+  resume: unknown;
+  templateId?: string;
+  title?: string;
+  locale?: string;
+}
 
+/** POST /cvs/import/json-resume. */
+export const CV_IMPORT_RESUME = documentOperation<'importJsonResume', { input: ImportJsonResumeInput }>(
+  'CvImportJsonResume',
+  'importJsonResume',
+  '($input: ImportJsonResumeInput!)',
+  '(input: $input)',
+);
+
+/** GET /cvs/{uuid}/json-resume. */
 export const CV_JSON_RESUME = operation<{ cv: { jsonResume: Record<string, unknown> } }, { id: string }>(
   'CvJsonResume',
   'query CvJsonResume($id: ID!) { cv(id: $id) { jsonResume } }',
 );
 
-/** GET /cvs/{uuid}: the whole payload in the document's snake_case, with links and the photo's facts. */
-export function toCvDocumentResource(cv: CvDocumentData) {
-  return {
-    ...toCvResource(cv),
-    personal: snakeKeys<Row>(cv.personal),
-    settings: snakeKeys<Row>(cv.settings),
-    section_order: cv.sectionOrder,
-    hidden_sections: cv.hiddenSections,
-    sections: snakeKeys<Record<string, Row[]>>(cv.sections),
-    custom_sections: cv.customSections,
-    photo:
-      cv.photo === null
-        ? null
-        : {
-            content_type: cv.photo.type,
-            width: cv.photo.width,
-            height: cv.photo.height,
-            size: cv.photo.size,
-          },
-  };
-}
-
-/** The Account resource of cv-api.md, every field present. */
-export function toAccountResource({ me }: MeData) {
-  return {
-    id: Number(me.id),
-    name: me.name,
-    email: me.email,
-    plan: {
-      key: me.plan?.key ?? null,
-      name: me.plan?.name ?? null,
-      cv_limit: me.plan?.cv?.cvLimit ?? null,
-      download_limit: me.plan?.cv?.downloadLimit ?? null,
-      premium_templates: me.plan?.cv?.premiumTemplates ?? false,
-      watermark: me.plan?.cv?.watermark ?? true,
-    },
-    subscription: { status: me.subscription?.status ?? null, ends_at: me.subscription?.endsAt ?? null },
-    usage: { cvs: me.usage.cvs, downloads_this_month: me.usage.downloadsThisMonth },
-    api_key: { name: me.apiKey?.name ?? null, prefix: me.apiKey?.prefix ?? null },
-  };
-}
-
+/** GET /cvs/{uuid}/pdf and /html: the file in base64, with its name and type. */
 export const CV_EXPORT = operation<
   { exportCv: { fileName: string; contentType: string; base64: string } },
   { id: string; format: 'PDF' | 'HTML' }

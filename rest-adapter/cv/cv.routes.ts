@@ -1,18 +1,26 @@
-import { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from 'express';
-import multer from 'multer';
+import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { camelKeys } from '../../common/case';
 import { NotFoundError, RateLimitedError, ValidationError, type FieldErrors } from '../../common/errors';
 import { languageOf } from '../../common/language';
 import type { Logger } from '../../common/logger';
 import type { KnownCredentials, RateBudgets, RatePolicy } from '../../common/rate-budget';
 import { fieldErrorsOf } from '../../common/validation';
-import { cvUpdateRequest, normalizeStrings } from '../../subgraphs/cv/cv.payload';
-import { PHOTO_MAX_BYTES } from '../../subgraphs/cv/photo';
+import { cvUpdateRequest, normalizeStrings } from '../../contracts/cv/cv.payload';
+import { EXPORTS_PER_MINUTE } from '../../contracts/cv/export.limits';
+import { JSON_RESUME_VERSION } from '../../contracts/cv/json-resume.version';
+import { PHOTO_MAX_BYTES, PHOTO_MAX_SIDE } from '../../contracts/cv/photo.limits';
 import { sendCacheable } from '../cacheable';
+import { bytesInWords } from '../figures';
 import { GraphOperationError, type GraphClient } from '../graph-client';
 import { errorHandler, routeNotFoundMessage } from '../http-errors';
 import { inputGuard } from '../input-guard';
+import { json, ref } from '../openapi';
+import { PLAN_ROUTES } from '../plans/plans.routes';
+import { setCvDocumentHeaders } from '../public/cv-pages.routes';
 import { byAddress, rateLimit } from '../rate-limit';
+import { registerRoutes, routeFor, type RestRoute } from '../route-table';
+import { inArabic } from './cv.messages';
+import { cvOpenApi, type CvDescriptions } from './cv.openapi';
 import {
   CV_AUTH,
   CV_CREATE,
@@ -31,62 +39,503 @@ import {
   CV_TEMPLATE,
   CV_TEMPLATES,
   CV_UPDATE,
+} from './cv.operations';
+import {
+  createBodyErrors,
+  importInputOf,
+  importQueryParameters,
+  objectBody,
+  photoRequestBody,
+  readPhoto,
+  templateIdErrors,
+  templateIdParameter,
+} from './cv.requests';
+import {
+  contentDisposition,
+  TEMPLATE_CACHE_CONTROL,
+  TEMPLATE_VARY,
   toAccountResource,
   toCvDocumentResource,
   toCvResource,
+  toDeletedCv,
   toTemplateResource,
-} from './cv.operations';
-import { inArabic } from './cv.messages';
-import { setCvDocumentHeaders } from '../public/cv-pages.routes';
-import { cvOpenApi } from './cv.openapi';
+} from './cv.resources';
 
+/** What the CV router counts against and describes itself with. */
 export interface CvRoutesOptions {
   budgets: RateBudgets;
-  /** cv-api.md: 60 requests a minute per account. */
+  /** The account budget every CV route counts against (cv-api.md's requests a minute per account). */
   policy: RatePolicy;
   credentials: KnownCredentials;
   /** Where clients reach the platform; the OpenAPI document's server is under it. */
   publicBaseUrl: string;
+  /**
+   * What else the published document states that the configuration decides. A router built
+   * without it, only to list its routes, has no document to serve.
+   */
+  openApi?: { publicPolicy: RatePolicy; renderTimeoutMs: number };
 }
 
-/** Presence and JSON types of the create body; values are the graph's to judge. */
-function createBodyErrors(body: Record<string, unknown>): FieldErrors {
-  const errors: FieldErrors = {};
-  for (const field of ['title', 'locale'] as const) {
-    const value = body[field];
-    if (value === undefined || value === null || value === '')
-      errors[field] = [`The ${field} field is required.`];
-    else if (typeof value !== 'string') errors[field] = [`The ${field} field must be a string.`];
-  }
-  errors.template_id = templateIdErrors(body.template_id) ?? [];
-  if (errors.template_id.length === 0) delete errors.template_id;
-  return errors;
+/** What a CV route's handler works with. */
+interface CvDependencies {
+  graph: GraphClient;
+  /** cv-api.md's openapi.json, built once from the tables and the configuration. */
+  document: Record<string, unknown> | undefined;
 }
 
-function templateIdErrors(value: unknown): string[] | undefined {
-  if (value === undefined || value === null) return ['The template id field is required.'];
-  if (typeof value !== 'number' || !Number.isInteger(value))
-    return ['The template id field must be an integer.'];
-  return undefined;
+type CvRoute = RestRoute<CvDescriptions, CvDependencies>;
+
+const route = routeFor<CvDescriptions, CvDependencies>();
+
+/** The key, the CV's existence and its owner are judged before the body: 401, 404, 403, then 422. */
+async function refuse(
+  graph: GraphClient,
+  req: Request,
+  errors: FieldErrors,
+  params: Record<string, string> = req.params as Record<string, string>,
+): Promise<never> {
+  if (typeof params.uuid === 'string') await graph.execute(CV_OWNED, { id: params.uuid }, req);
+  else await graph.execute(CV_AUTH, {}, req);
+  throw new ValidationError(errors);
 }
 
-function objectBody(req: Request): Record<string, unknown> {
-  return (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
-}
+const PLAN_REFUSALS = 'The plan’s cv_limit is reached, or the template is premium and the plan lacks them.';
 
-/**
- * RFC 6266 with RFC 8187: the title as the file name for every client that reads `filename*`,
- * and an ASCII stand-in for the few that do not.
- */
-function contentDisposition(kind: 'attachment' | 'inline', fileName: string): string {
-  const extension = fileName.slice(fileName.lastIndexOf('.'));
-  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '').trim();
-  const fallback = ascii.length > extension.length ? ascii : `cv${extension}`;
-  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
-}
+/** The exports, as the document describes them. */
+const EXPORTS = [
+  {
+    format: 'pdf',
+    graphFormat: 'PDF',
+    type: 'application/pdf',
+    disposition: 'attachment',
+    description:
+      'A4, tagged, bookmarks from the section headings; a watermark on every page on a plan with one.',
+  },
+  {
+    format: 'html',
+    graphFormat: 'HTML',
+    type: 'text/html',
+    disposition: 'inline',
+    description:
+      'One self-contained document (fonts, photo and styles inline; no external reference), the same look as the PDF; sent with a Content-Security-Policy that lets it load nothing.',
+  },
+] as const;
 
-/** Per account (availability follows its plan): private caches only. */
-const TEMPLATE_CACHE = 'private, max-age=300';
+const exportRoutes: CvRoute[] = EXPORTS.map((exported) =>
+  route({
+    method: 'get',
+    path: `/cvs/:uuid/${exported.format}`,
+    operations: [CV_EXPORT],
+    openapi: ({ onCv, limited, exportErrors }) =>
+      onCv(
+        `exportCv${exported.graphFormat}`,
+        `${exported.graphFormat} export`,
+        `${exported.description} Counts toward downloads_this_month; at most ${EXPORTS_PER_MINUTE} exports a minute per account.`,
+        {
+          '200': {
+            description: `The ${exported.graphFormat} file`,
+            headers: {
+              ...limited,
+              'Content-Disposition': {
+                required: true,
+                description: `${exported.disposition}; the CV's title as filename* (RFC 8187) with an ASCII filename beside it.`,
+                schema: { type: 'string' },
+              },
+            },
+            content: { [exported.type]: { schema: { type: 'string', format: 'binary' } } },
+          },
+        },
+        exportErrors,
+      ),
+    handler: async (req, res, { graph }) => {
+      const { exportCv } = await graph.execute(
+        CV_EXPORT,
+        { id: req.params.uuid, format: exported.graphFormat },
+        req,
+      );
+      if (exported.format === 'html') setCvDocumentHeaders(res);
+      res
+        .status(200)
+        .setHeader('Content-Type', exportCv.contentType)
+        .setHeader('Content-Disposition', contentDisposition(exported.disposition, exportCv.fileName))
+        .setHeader('Cache-Control', 'private, no-store')
+        .send(Buffer.from(exportCv.base64, 'base64'));
+    },
+  }),
+);
+
+/** The CV document's routes that need `X-API-Key`, in the document's order; each is one graph operation. */
+export const CV_ROUTES: readonly CvRoute[] = [
+  route({
+    method: 'get',
+    path: '/me',
+    operations: [CV_ME],
+    openapi: ({ ok, data, authErrors, acceptLanguage }) => ({
+      operationId: 'getAccount',
+      summary: 'The account, its plan, subscription and usage',
+      parameters: [acceptLanguage],
+      responses: { '200': ok('The account of the key', data(ref('Account'))), ...authErrors },
+    }),
+    handler: async (req, res, { graph }) => {
+      res.json({ data: toAccountResource(await graph.execute(CV_ME, {}, req)) });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/templates',
+    operations: [CV_TEMPLATES],
+    openapi: ({
+      ok,
+      data,
+      authErrors,
+      acceptLanguage,
+      ifNoneMatch,
+      templateCache,
+      notModified,
+      limited,
+    }) => ({
+      operationId: 'listTemplates',
+      summary: 'Templates the account can use',
+      description: 'The platform’s templates in seeding order, then the account’s company’s own.',
+      parameters: [acceptLanguage, ifNoneMatch],
+      responses: {
+        '200': ok('The templates', data({ type: 'array', items: ref('Template') }), templateCache),
+        '304': notModified({ ...limited, ...templateCache }),
+        ...authErrors,
+      },
+    }),
+    handler: async (req, res, { graph }) => {
+      const { templates } = await graph.execute(CV_TEMPLATES, {}, req);
+      res.setHeader('Vary', TEMPLATE_VARY);
+      sendCacheable(req, res, { data: templates.map(toTemplateResource) }, TEMPLATE_CACHE_CONTROL);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/templates/:id',
+    operations: [CV_TEMPLATE],
+    openapi: ({
+      ok,
+      error,
+      data,
+      authErrors,
+      acceptLanguage,
+      ifNoneMatch,
+      templateCache,
+      notModified,
+      limited,
+    }) => ({
+      operationId: 'getTemplate',
+      summary: 'One template',
+      parameters: [templateIdParameter, acceptLanguage, ifNoneMatch],
+      responses: {
+        '200': ok('The template', data(ref('Template')), templateCache),
+        '304': notModified({ ...limited, ...templateCache }),
+        ...authErrors,
+        '404': error('No template with this id that the account can use.'),
+      },
+    }),
+    handler: async (req, res, { graph }) => {
+      const { template } = await graph.execute(CV_TEMPLATE, { id: req.params.id }, req);
+      res.setHeader('Vary', TEMPLATE_VARY);
+      sendCacheable(req, res, { data: toTemplateResource(template) }, TEMPLATE_CACHE_CONTROL);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/cvs',
+    operations: [CV_LIST],
+    openapi: ({ ok, data, authErrors, acceptLanguage }) => ({
+      operationId: 'listCvs',
+      summary: 'The account’s CVs, newest first',
+      parameters: [acceptLanguage],
+      responses: { '200': ok('The CVs', data({ type: 'array', items: ref('Cv') })), ...authErrors },
+    }),
+    handler: async (req, res, { graph }) => {
+      res.json({ data: (await graph.execute(CV_LIST, {}, req)).cvs.map(toCvResource) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/cvs',
+    operations: [CV_CREATE, CV_AUTH],
+    openapi: ({ ok, error, data, authErrors, bodyErrors, validation, acceptLanguage }) => ({
+      operationId: 'createCv',
+      summary: 'Create a CV',
+      description:
+        'The new CV takes its template’s default settings and shows every section. A missing or mistyped field is 422 once the key is judged.',
+      parameters: [acceptLanguage],
+      requestBody: { required: true, ...json(ref('CreateCvRequest')) },
+      responses: {
+        '201': ok('Created', data(ref('Cv'))),
+        ...authErrors,
+        ...bodyErrors,
+        '403': error(PLAN_REFUSALS),
+        ...validation('A field is missing or invalid, or the template is unknown or another company’s.'),
+      },
+    }),
+    handler: async (req, res, { graph }) => {
+      const body = objectBody(req);
+      const errors = createBodyErrors(body);
+      if (Object.keys(errors).length > 0) await refuse(graph, req, errors);
+      const { createCv } = await graph.execute(
+        CV_CREATE,
+        {
+          input: {
+            title: body.title as string,
+            locale: body.locale as string,
+            templateId: String(body.template_id as number),
+          },
+        },
+        req,
+      );
+      res.status(201).json({ data: toCvResource(createCv) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/cvs/import/json-resume',
+    operations: [CV_IMPORT_RESUME, CV_AUTH],
+    openapi: ({ ok, error, data, authErrors, bodyErrors, validation, acceptLanguage }) => ({
+      operationId: 'importJsonResume',
+      summary: 'Create a CV from a JSON Resume document',
+      description:
+        'The mapped document is validated as an update is; its errors are keyed under resume., e.g. resume.personal.email.',
+      parameters: [...importQueryParameters, acceptLanguage],
+      requestBody: { required: true, ...json(ref('ImportJsonResumeRequest')) },
+      responses: {
+        '201': ok('Created', data(ref('CvDocument'))),
+        ...authErrors,
+        ...bodyErrors,
+        '403': error(PLAN_REFUSALS),
+        ...validation('Not a JSON Resume object, an invalid option, or a mapped field is invalid.'),
+      },
+    }),
+    handler: async (req, res, { graph }) => {
+      const { input, errors } = importInputOf(req);
+      if (Object.keys(errors).length > 0) await refuse(graph, req, errors);
+      const { importJsonResume } = await graph.execute(CV_IMPORT_RESUME, { input }, req);
+      res.status(201).json({ data: toCvDocumentResource(importJsonResume) });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/cvs/:uuid',
+    operations: [CV_GET],
+    openapi: ({ ok, data, onCv }) =>
+      onCv(
+        'getCv',
+        'The whole CV',
+        'Personal information, settings, every section, custom sections, the photo’s facts and links.',
+        { '200': ok('The CV', data(ref('CvDocument'))) },
+      ),
+    handler: async (req, res, { graph }) => {
+      const { cv } = await graph.execute(CV_GET, { id: req.params.uuid }, req);
+      res.json({ data: toCvDocumentResource(cv) });
+    },
+  }),
+  route({
+    method: 'put',
+    path: '/cvs/:uuid',
+    operations: [CV_UPDATE, CV_OWNED],
+    openapi: ({ ok, data, onCv, bodyErrors, validation }) => ({
+      ...onCv(
+        'updateCv',
+        'Change part of a CV',
+        'Send only the keys to change: personal and settings change field by field (null clears a field; a cleared setting returns to the template’s default), each section sent replaces that section, the lists replace theirs. What a read returns besides the payload may be sent back unchanged. The key, the CV and its owner are judged before the body.',
+        { '200': ok('The CV after the change', data(ref('CvDocument'))) },
+        {
+          ...bodyErrors,
+          ...validation(
+            'Invalid keys, keyed by path (e.g. sections.experience.0.start_date), or a different template_id.',
+          ),
+        },
+      ),
+      requestBody: { required: true, ...json(ref('UpdateCvRequest')) },
+    }),
+    handler: async (req, res, { graph }) => {
+      const parsed = cvUpdateRequest.safeParse(normalizeStrings(req.body ?? {}), { reportInput: true });
+      if (!parsed.success) return refuse(graph, req, fieldErrorsOf(parsed.error));
+      // What a read returns besides the payload may come back unchanged; a different template may not.
+      const {
+        id: _id,
+        template_id: templateId,
+        photo: _p,
+        links: _l,
+        created_at: _c,
+        updated_at: _u,
+        ...patch
+      } = parsed.data;
+      if (templateId !== undefined && templateId !== null) {
+        const { cv } = await graph.execute(CV_OWNED, { id: req.params.uuid }, req);
+        if (templateId !== Number(cv.templateId)) {
+          throw new ValidationError({
+            template_id: ['The template id field cannot change here; use PUT /cvs/{uuid}/template.'],
+          });
+        }
+      }
+      const { updateCv } = await graph.execute(
+        CV_UPDATE,
+        { id: req.params.uuid, input: camelKeys(patch) },
+        req,
+      );
+      res.json({ data: toCvDocumentResource(updateCv) });
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/cvs/:uuid',
+    operations: [CV_DELETE],
+    openapi: ({ ok, data, onCv }) =>
+      onCv(
+        'deleteCv',
+        'Delete a CV',
+        'Removes the CV with its sections and photo; its share page stops working.',
+        { '200': ok('Deleted', data(ref('DeletedCv'))) },
+      ),
+    handler: async (req, res, { graph }) => {
+      await graph.execute(CV_DELETE, { id: req.params.uuid }, req);
+      res.json({ data: toDeletedCv(req.params.uuid) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/cvs/:uuid/duplicate',
+    operations: [CV_DUPLICATE],
+    openapi: ({ ok, error, data, onCv }) =>
+      onCv(
+        'duplicateCv',
+        'Copy a CV',
+        'A deep copy with every section row, custom section and the photo, and a share link of its own.',
+        { '201': ok('The copy', data(ref('CvDocument'))) },
+        {
+          '403': error(
+            'The CV belongs to another account, the plan’s cv_limit is reached, or its template is premium and the plan lacks them.',
+          ),
+        },
+      ),
+    handler: async (req, res, { graph }) => {
+      const { duplicateCv } = await graph.execute(CV_DUPLICATE, { id: req.params.uuid }, req);
+      res.status(201).json({ data: toCvDocumentResource(duplicateCv) });
+    },
+  }),
+  route({
+    method: 'put',
+    path: '/cvs/:uuid/template',
+    operations: [CV_SWITCH_TEMPLATE, CV_OWNED],
+    openapi: ({ ok, error, data, onCv, bodyErrors, validation }) => ({
+      ...onCv(
+        'switchCvTemplate',
+        'Switch the CV’s template',
+        'The new template’s default settings replace the CV’s own, so its design shows.',
+        { '200': ok('The CV on its new template', data(ref('CvDocument'))) },
+        {
+          '403': error(
+            'The CV belongs to another account, or the template is premium and the plan lacks them.',
+          ),
+          ...bodyErrors,
+          ...validation('template_id is missing, not an integer, unknown or another company’s.'),
+        },
+      ),
+      requestBody: { required: true, ...json(ref('SwitchTemplateRequest')) },
+    }),
+    handler: async (req, res, { graph }) => {
+      const templateId = objectBody(req).template_id;
+      const errors = templateIdErrors(templateId);
+      if (errors !== undefined) await refuse(graph, req, { template_id: errors });
+      const { switchCvTemplate } = await graph.execute(
+        CV_SWITCH_TEMPLATE,
+        { id: req.params.uuid, templateId: String(templateId as number) },
+        req,
+      );
+      res.json({ data: toCvDocumentResource(switchCvTemplate) });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/cvs/:uuid/photo',
+    operations: [CV_SET_PHOTO, CV_OWNED],
+    openapi: ({ ok, data, onCv, validation }) => ({
+      ...onCv(
+        'uploadCvPhoto',
+        'Set the CV’s photo',
+        `Judged by its bytes, whatever the file name or part type say. Stored upright, without metadata, at most ${PHOTO_MAX_SIDE} px a side, in its own format.`,
+        { '200': ok('The CV with its photo', data(ref('CvDocument'))) },
+        validation(
+          `No photo part, more than one file, over ${bytesInWords(PHOTO_MAX_BYTES)}, not JPEG, PNG or WebP, or unreadable.`,
+        ),
+      ),
+      requestBody: photoRequestBody,
+    }),
+    handler: async (req, res, { graph }) => {
+      const photo = await readPhoto(req, res);
+      if (!Buffer.isBuffer(photo)) return refuse(graph, req, photo);
+      const { setCvPhoto } = await graph.execute(
+        CV_SET_PHOTO,
+        { id: req.params.uuid, photoBase64: photo.toString('base64') },
+        req,
+      );
+      res.json({ data: toCvDocumentResource(setCvPhoto) });
+    },
+  }),
+  route({
+    method: 'delete',
+    path: '/cvs/:uuid/photo',
+    operations: [CV_REMOVE_PHOTO],
+    openapi: ({ ok, data, onCv }) =>
+      onCv('removeCvPhoto', 'Remove the CV’s photo', 'Removing an absent photo changes nothing.', {
+        '200': ok('The CV without a photo', data(ref('CvDocument'))),
+      }),
+    handler: async (req, res, { graph }) => {
+      const { removeCvPhoto } = await graph.execute(CV_REMOVE_PHOTO, { id: req.params.uuid }, req);
+      res.json({ data: toCvDocumentResource(removeCvPhoto) });
+    },
+  }),
+  ...exportRoutes,
+  route({
+    method: 'get',
+    path: '/cvs/:uuid/json-resume',
+    operations: [CV_JSON_RESUME],
+    openapi: ({ ok, data, onCv }) =>
+      onCv(
+        'exportJsonResume',
+        `The CV as JSON Resume ${JSON_RESUME_VERSION.replace(/^v/, '')}`,
+        'meta.canonical is the CV’s self link and meta.lastModified its last change.',
+        { '200': ok('The resume', data(ref('JsonResume'))) },
+      ),
+    handler: async (req, res, { graph }) => {
+      const { cv } = await graph.execute(CV_JSON_RESUME, { id: req.params.uuid }, req);
+      res.json({ data: cv.jsonResume });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/cv/openapi.json',
+    operations: [CV_AUTH],
+    openapi: ({ ok, authErrors, acceptLanguage }) => ({
+      operationId: 'cvOpenApi',
+      summary: 'This document',
+      description: 'The OpenAPI document itself, not wrapped in data.',
+      parameters: [acceptLanguage],
+      responses: {
+        '200': ok('This document', {
+          type: 'object',
+          properties: { openapi: { const: '3.1.0' } },
+          required: ['openapi', 'info', 'paths', 'components'],
+        }),
+        ...authErrors,
+      },
+    }),
+    handler: async (req, res, { graph, document }) => {
+      await graph.execute(CV_AUTH, {}, req);
+      if (document === undefined) throw new Error('this CV router was built without its OpenAPI document');
+      res.json(document);
+    },
+  }),
+];
+
+/** Every route cv-api.md's document describes: the CV routes and the plan catalogue. */
+export const CV_DOCUMENT_ROUTES: readonly RestRoute<CvDescriptions, never>[] = [...CV_ROUTES, ...PLAN_ROUTES];
 
 const TOO_MANY = { en: 'Too Many Attempts.', ar: 'محاولات كثيرة جداً. أعد المحاولة لاحقاً.' } as const;
 
@@ -124,55 +573,10 @@ function accountLimiter(graph: GraphClient, options: CvRoutesOptions): RequestHa
   });
 }
 
-const photoUpload = multer({
-  storage: multer.memoryStorage(),
-  limits: { fileSize: PHOTO_MAX_BYTES, files: 1, fields: 10, parts: 12 },
-}).single('photo');
-
-/**
- * The multipart body of a photo upload. multer's own refusals become the field errors a client can
- * act on; the image itself is judged by the cv subgraph.
- */
-function readPhoto(req: Request, res: Response): Promise<Buffer | FieldErrors> {
-  return new Promise((resolve) => {
-    photoUpload(req, res, (error: unknown) => {
-      if (error instanceof multer.MulterError) {
-        resolve({
-          photo: [
-            error.code === 'LIMIT_FILE_SIZE'
-              ? `The photo field must not be greater than ${PHOTO_MAX_BYTES / 1024} kilobytes.`
-              : error.code === 'LIMIT_UNEXPECTED_FILE' || error.code === 'LIMIT_FILE_COUNT'
-                ? 'Send one file, in the multipart field photo.'
-                : `The photo upload is malformed: ${error.message}.`,
-          ],
-        });
-      } else if (error !== undefined && error !== null) {
-        // busboy's own complaints (no boundary, truncated body) are a malformed upload, not a fault.
-        resolve({ photo: [`The photo upload is malformed: ${(error as Error).message}.`] });
-      } else if (req.file === undefined) {
-        resolve({ photo: ['The photo field is required.'] });
-      } else resolve(req.file.buffer);
-    });
-  });
-}
-
-/** The CV document's routes that need `X-API-Key`; each is one operation on the graph. */
+/** The router of the CV routes: the account's limit, the input guard, every route of the table, then the document's own 404 and error shape. */
 export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOptions): Router {
   const router = Router();
-  const document = cvOpenApi(options.publicBaseUrl);
   router.use(CV_PATHS, accountLimiter(graph, options));
-
-  /** The key, the CV's existence and its owner are judged before the body: 401, 404, 403, then 422. */
-  const refuse = async (
-    req: Request,
-    errors: FieldErrors,
-    params: Record<string, string> = req.params as Record<string, string>,
-  ): Promise<never> => {
-    if (typeof params.uuid === 'string') await graph.execute(CV_OWNED, { id: params.uuid }, req);
-    else await graph.execute(CV_AUTH, {}, req);
-    throw new ValidationError(errors);
-  };
-
   router.use(
     inputGuard({
       paths: CV_PATHS,
@@ -185,163 +589,19 @@ export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOp
         if (unaddressable && typeof params.id === 'string' && params.uuid === undefined) {
           await graph.execute(CV_TEMPLATE, { id: params.id }, req);
         }
-        return refuse(req, errors, params);
+        return refuse(graph, req, errors, params);
       },
     }),
   );
-
-  router.get('/cv/openapi.json', async (req, res) => {
-    await graph.execute(CV_AUTH, {}, req);
-    res.json(document);
-  });
-  router.get('/me', async (req, res) => {
-    res.json({ data: toAccountResource(await graph.execute(CV_ME, {}, req)) });
-  });
-  router.get('/templates', async (req, res) => {
-    const { templates } = await graph.execute(CV_TEMPLATES, {}, req);
-    res.setHeader('Vary', 'X-API-Key, Accept-Language');
-    sendCacheable(req, res, { data: templates.map(toTemplateResource) }, TEMPLATE_CACHE);
-  });
-  router.get('/templates/:id', async (req, res) => {
-    const { template } = await graph.execute(CV_TEMPLATE, { id: req.params.id }, req);
-    res.setHeader('Vary', 'X-API-Key, Accept-Language');
-    sendCacheable(req, res, { data: toTemplateResource(template) }, TEMPLATE_CACHE);
-  });
-  router.get('/cvs', async (req, res) => {
-    res.json({ data: (await graph.execute(CV_LIST, {}, req)).cvs.map(toCvResource) });
-  });
-  router.post('/cvs', async (req, res) => {
-    const body = objectBody(req);
-    const errors = createBodyErrors(body);
-    if (Object.keys(errors).length > 0) await refuse(req, errors);
-    const { createCv } = await graph.execute(
-      CV_CREATE,
-      {
-        input: {
-          title: body.title as string,
-          locale: body.locale as string,
-          templateId: String(body.template_id as number),
-        },
-      },
-      req,
-    );
-    res.status(201).json({ data: toCvResource(createCv) });
-  });
-  router.post('/cvs/import/json-resume', async (req, res) => {
-    const body = objectBody(req);
-    // Either the resume itself, or {resume, template_id?, title?, locale?}.
-    const wrapped = typeof body.resume === 'object' && body.resume !== null && !Array.isArray(body.resume);
-    const input: { resume: unknown; templateId?: string; title?: string; locale?: string } = {
-      resume: wrapped ? body.resume : req.body,
-    };
-    const errors: FieldErrors = {};
-    const templateId: unknown = wrapped ? body.template_id : req.query.template_id;
-    if (typeof templateId === 'number' && Number.isInteger(templateId)) input.templateId = String(templateId);
-    else if (typeof templateId === 'string' && /^[1-9][0-9]{0,17}$/.test(templateId))
-      input.templateId = templateId;
-    else if (templateId !== undefined && templateId !== null) {
-      errors.template_id = ['The template id field must be an integer.'];
-    }
-    for (const field of ['title', 'locale'] as const) {
-      const value = wrapped ? body[field] : req.query[field];
-      if (value === undefined || value === null) continue;
-      if (typeof value === 'string') input[field] = value;
-      else errors[field] = [`The ${field} field must be a string.`];
-    }
-    if (typeof input.resume !== 'object' || input.resume === null || Array.isArray(input.resume)) {
-      errors.resume = ['The resume field must be a JSON Resume object.'];
-    }
-    if (Object.keys(errors).length > 0) await refuse(req, errors);
-    const { importJsonResume } = await graph.execute(CV_IMPORT_RESUME, { input }, req);
-    res.status(201).json({ data: toCvDocumentResource(importJsonResume) });
-  });
-  router.get('/cvs/:uuid', async (req, res) => {
-    res.json({ data: toCvDocumentResource((await graph.execute(CV_GET, { id: req.params.uuid }, req)).cv) });
-  });
-  router.put('/cvs/:uuid', async (req, res) => {
-    const parsed = cvUpdateRequest.safeParse(normalizeStrings(req.body ?? {}), { reportInput: true });
-    if (!parsed.success) return refuse(req, fieldErrorsOf(parsed.error));
-    // What a read returns besides the payload may come back unchanged; a different template may not.
-    const {
-      id: _id,
-      template_id: templateId,
-      photo: _p,
-      links: _l,
-      created_at: _c,
-      updated_at: _u,
-      ...patch
-    } = parsed.data;
-    if (templateId !== undefined && templateId !== null) {
-      const { cv } = await graph.execute(CV_OWNED, { id: req.params.uuid }, req);
-      if (templateId !== Number(cv.templateId)) {
-        throw new ValidationError({
-          template_id: ['The template id field cannot change here; use PUT /cvs/{uuid}/template.'],
+  const document =
+    options.openApi === undefined
+      ? undefined
+      : cvOpenApi(CV_DOCUMENT_ROUTES, {
+          publicBaseUrl: options.publicBaseUrl,
+          policies: { cv: options.policy, public: options.openApi.publicPolicy },
+          renderTimeoutMs: options.openApi.renderTimeoutMs,
         });
-      }
-    }
-    const { updateCv } = await graph.execute(
-      CV_UPDATE,
-      { id: req.params.uuid, input: camelKeys(patch) },
-      req,
-    );
-    res.json({ data: toCvDocumentResource(updateCv) });
-  });
-  router.post('/cvs/:uuid/duplicate', async (req, res) => {
-    const { duplicateCv } = await graph.execute(CV_DUPLICATE, { id: req.params.uuid }, req);
-    res.status(201).json({ data: toCvDocumentResource(duplicateCv) });
-  });
-  router.put('/cvs/:uuid/template', async (req, res) => {
-    const templateId = objectBody(req).template_id;
-    const errors = templateIdErrors(templateId);
-    if (errors !== undefined) await refuse(req, { template_id: errors });
-    const { switchCvTemplate } = await graph.execute(
-      CV_SWITCH_TEMPLATE,
-      { id: req.params.uuid, templateId: String(templateId as number) },
-      req,
-    );
-    res.json({ data: toCvDocumentResource(switchCvTemplate) });
-  });
-  router.post('/cvs/:uuid/photo', async (req, res) => {
-    const photo = await readPhoto(req, res);
-    if (!Buffer.isBuffer(photo)) return refuse(req, photo);
-    const { setCvPhoto } = await graph.execute(
-      CV_SET_PHOTO,
-      { id: req.params.uuid, photoBase64: photo.toString('base64') },
-      req,
-    );
-    res.json({ data: toCvDocumentResource(setCvPhoto) });
-  });
-  router.delete('/cvs/:uuid/photo', async (req, res) => {
-    const { removeCvPhoto } = await graph.execute(CV_REMOVE_PHOTO, { id: req.params.uuid }, req);
-    res.json({ data: toCvDocumentResource(removeCvPhoto) });
-  });
-  for (const format of ['pdf', 'html'] as const) {
-    router.get(`/cvs/:uuid/${format}`, async (req, res) => {
-      const { exportCv } = await graph.execute(
-        CV_EXPORT,
-        { id: req.params.uuid, format: format === 'pdf' ? 'PDF' : 'HTML' },
-        req,
-      );
-      if (format === 'html') setCvDocumentHeaders(res);
-      res
-        .status(200)
-        .setHeader('Content-Type', exportCv.contentType)
-        .setHeader(
-          'Content-Disposition',
-          contentDisposition(format === 'pdf' ? 'attachment' : 'inline', exportCv.fileName),
-        )
-        .setHeader('Cache-Control', 'private, no-store')
-        .send(Buffer.from(exportCv.base64, 'base64'));
-    });
-  }
-  router.get('/cvs/:uuid/json-resume', async (req, res) => {
-    const { cv } = await graph.execute(CV_JSON_RESUME, { id: req.params.uuid }, req);
-    res.json({ data: cv.jsonResume });
-  });
-  router.delete('/cvs/:uuid', async (req, res) => {
-    await graph.execute(CV_DELETE, { id: req.params.uuid }, req);
-    res.json({ data: { id: req.params.uuid.toLowerCase(), deleted: true } });
-  });
+  registerRoutes(router, CV_ROUTES, { graph, document });
   // A path under the document's that no route takes (`/cvs//pdf`) is still answered in its shape.
   router.use(CV_PATHS, (req, _res, next) => next(new NotFoundError(routeNotFoundMessage(req))));
   // Inside this router, so only the CV document's routes answer in its error shape.
@@ -352,6 +612,7 @@ export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOp
 /** Paths of the CV document, whose errors always carry `errors` and follow `Accept-Language`. */
 export const CV_PATHS = ['/me', '/templates', '/cvs', '/cv'];
 
+/** The CV document's error handler: field errors always present, messages in the asked language. */
 export function cvErrorHandler(logger: Logger): ErrorRequestHandler {
   return errorHandler(logger, {
     alwaysFieldErrors: true,

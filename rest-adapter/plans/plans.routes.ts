@@ -1,57 +1,57 @@
 import { Router } from 'express';
-import type { BilledPlan } from '../../common/plan-client';
 import { sendCacheable } from '../cacheable';
-import { operation, type GraphClient } from '../graph-client';
+import type { CvDescriptions } from '../cv/cv.openapi';
+import type { GraphClient } from '../graph-client';
+import { json, ref, retryAfter } from '../openapi';
+import { registerRoutes, routeFor, type RestRoute } from '../route-table';
+import { CV_PLANS } from './plans.operations';
+import { PLANS_CACHE_CONTROL, toPlanRecord } from './plans.resources';
 
-export interface PlanData {
-  key: string;
-  name: string;
-  monthlyPriceIqd: number;
-  /** The graph's `CvPlanLimits`, as every reader of a plan sees it. */
-  cv: BilledPlan['cv'];
+/** What the plan route's handler works with. */
+interface PlansDependencies {
+  graph: GraphClient;
 }
 
-export const CV_PLANS = operation<{ plans: PlanData[] }>(
-  'CvPlans',
-  /* GraphQL */ `
-    query CvPlans {
-      plans(product: CV) {
-        key
-        name
-        monthlyPriceIqd
-        cv {
-          cvLimit
-          downloadLimit
-          premiumTemplates
-          watermark
-        }
-      }
-    }
-  `,
-);
+const route = routeFor<CvDescriptions, PlansDependencies>();
 
-/** The plan record of the CV document (its shape is ours to choose: see docs/API-DECISIONS.md). */
-export function toPlanRecord(plan: PlanData) {
-  return {
-    key: plan.key,
-    name: plan.name,
-    price: plan.monthlyPriceIqd,
-    currency: 'IQD',
-    interval: 'month',
-    cv_limit: plan.cv?.cvLimit ?? null,
-    download_limit: plan.cv?.downloadLimit ?? null,
-    premium_templates: plan.cv?.premiumTemplates ?? false,
-    watermark: plan.cv?.watermark ?? false,
-  };
-}
+/** `GET /plans`: the public CV plan catalogue, described in cv-api.md's document; needs no key. */
+export const PLAN_ROUTES: readonly RestRoute<CvDescriptions, PlansDependencies>[] = [
+  route({
+    method: 'get',
+    path: '/plans',
+    operations: [CV_PLANS],
+    openapi: ({ publicLimited, cacheHeaders, notModified, data, ifNoneMatch }) => ({
+      operationId: 'listPlans',
+      summary: 'The public CV plan catalogue',
+      description:
+        'Needs no key and is not counted against any account: it counts against the client address’s public budget, like every request without a credential. null limits mean unlimited.',
+      security: [],
+      parameters: [ifNoneMatch],
+      responses: {
+        '200': {
+          description: 'The plans, in selling order',
+          headers: { ...publicLimited, ...cacheHeaders(PLANS_CACHE_CONTROL) },
+          ...json(data({ type: 'array', items: ref('Plan') })),
+        },
+        '304': notModified({ ...publicLimited, ...cacheHeaders(PLANS_CACHE_CONTROL) }),
+        '429': {
+          description: 'Too many requests without a credential from this client address.',
+          headers: {
+            ...publicLimited,
+            'Retry-After': { ...retryAfter['Retry-After'], required: true },
+          },
+          ...json(ref('Error')),
+        },
+      },
+    }),
+    handler: async (req, res, { graph }) => {
+      const { plans } = await graph.execute(CV_PLANS, {}, req);
+      sendCacheable(req, res, { data: plans.map(toPlanRecord) }, PLANS_CACHE_CONTROL);
+    },
+  }),
+];
 
-/** `GET /plans`: the public CV plan catalogue; needs no key. */
+/** The router of the plan catalogue, from its table. */
 export function plansRoutes(graph: GraphClient): Router {
-  const router = Router();
-  router.get('/plans', async (req, res) => {
-    const { plans } = await graph.execute(CV_PLANS, {}, req);
-    // The same for everyone, so shared caches may keep it too.
-    sendCacheable(req, res, { data: plans.map(toPlanRecord) }, 'public, max-age=3600');
-  });
-  return router;
+  return registerRoutes(Router(), PLAN_ROUTES, { graph });
 }

@@ -7,60 +7,28 @@ import QRCode from 'qrcode';
 import type { Config } from '../../common/config';
 import type { TextLanguage } from '../../common/language';
 import { projectRoot } from '../../common/paths';
+import { TOKEN } from '../../common/patterns';
 import type { RateBudgets, RatePolicy } from '../../common/rate-budget';
-import { GraphOperationError, operation, type GraphClient } from '../graph-client';
+import { GraphOperationError, type GraphClient } from '../graph-client';
 import { byAddress, rateLimit } from '../rate-limit';
+import { pageRouteFor, registerRoutes, type PageRoute } from '../route-table';
 import { notFoundPage, ticketPage, type PageAssets, type PageTicket } from './ticket-page.html';
-
-const TOKEN = /^[A-Za-z0-9_-]{32}$/;
-
-/** 58 mm receipt printers are 384 dots wide, 80 mm ones 576. */
-export const QR_SIZES = { default: 384, min: 128, max: 1024 } as const;
-
-const OPEN_PAGE = operation<{ linkTicket: PageTicket }, { token: string }>(
-  'TicketPageOpen',
-  `mutation TicketPageOpen($token: String!) {
-    linkTicket(token: $token) {
-      number status statusText venueName branchName timezone ringCount alertsEnabled smsOptIn smsAvailable pushKey
-      feedback { rating } readyAt collectedAt createdAt updatedAt
-    }
-  }`,
-);
-
-const ENABLE_ALERTS = operation<{ enableTicketAlerts: { alertsEnabled: boolean } }, { token: string }>(
-  'TicketPageAlerts',
-  'mutation TicketPageAlerts($token: String!) { enableTicketAlerts(token: $token) { alertsEnabled } }',
-);
-
-const OPT_IN_SMS = operation<{ optInTicketSms: { smsOptIn: boolean } }, { token: string; phone: string }>(
-  'TicketPageSms',
-  'mutation TicketPageSms($token: String!, $phone: String!) { optInTicketSms(token: $token, phone: $phone) { smsOptIn } }',
-);
-
-const SUBSCRIBE_PUSH = operation<
-  { subscribeTicketPush: { pushKey: string | null } },
-  { token: string; endpoint: string; p256dh: string; auth: string }
->(
-  'TicketPagePush',
-  `mutation TicketPagePush($token: String!, $endpoint: String!, $p256dh: String!, $auth: String!) {
-    subscribeTicketPush(token: $token, endpoint: $endpoint, p256dh: $p256dh, auth: $auth) { pushKey }
-  }`,
-);
-
-const SUBMIT_FEEDBACK = operation<
-  { submitTicketFeedback: { rating: number; comment: string | null; createdAt: string } },
-  { token: string; rating: number; comment: string | null }
->(
-  'TicketPageFeedback',
-  `mutation TicketPageFeedback($token: String!, $rating: Int!, $comment: String) {
-    submitTicketFeedback(token: $token, rating: $rating, comment: $comment) { rating comment createdAt }
-  }`,
-);
-
-const TICKET_EXISTS = operation<{ ticketByToken: { number: string } | null }, { token: string }>(
-  'TicketQr',
-  'query TicketQr($token: String!) { ticketByToken(token: $token) { number } }',
-);
+import {
+  ENABLE_ALERTS,
+  OPEN_PAGE,
+  OPT_IN_SMS,
+  SUBMIT_FEEDBACK,
+  SUBSCRIBE_PUSH,
+  TICKET_EXISTS,
+} from './ticket-page.operations';
+import {
+  feedbackOf,
+  pageLanguage,
+  pushSubscriptionOf,
+  qrSizeOf,
+  writeBody,
+  type WriteErrors,
+} from './ticket-page.requests';
 
 interface Asset {
   body: Buffer;
@@ -105,20 +73,6 @@ function loadAssets(): { files: Map<string, Asset>; page: PageAssets } {
   };
 }
 
-/**
- * Arabic unless the customer asks otherwise: `?lang=` (the page's toggle) wins, then the first of
- * ar or en in Accept-Language.
- */
-export function pageLanguage(query: unknown, acceptLanguage: string | undefined): TextLanguage {
-  if (query === 'en' || query === 'ar') return query;
-  for (const part of (acceptLanguage ?? '').split(',')) {
-    const tag = part.split(';')[0]?.trim().toLowerCase() ?? '';
-    if (tag === 'ar' || tag.startsWith('ar-')) return 'ar';
-    if (tag === 'en' || tag.startsWith('en-')) return 'en';
-  }
-  return 'ar';
-}
-
 /** A strict policy: only the project's own files, and the gateway's socket for live updates. */
 function contentSecurityPolicy(liveUrl: string): string {
   const live = new URL(liveUrl);
@@ -150,161 +104,101 @@ function sendAsset(req: Request, res: Response, asset: Asset): void {
   res.end(asset.body);
 }
 
-/**
- * The public edge of ticket calling: the customer's page at `public_url` and the QR images at
- * `qr_url`, both addressed by the ticket's token and read from the graph like every REST route.
- */
-export function ticketPageRoutes(
-  graph: GraphClient,
-  config: Config,
-  budgets: RateBudgets,
-  writesPolicy: RatePolicy,
-): Router {
-  const router = express.Router();
-  const { files, page } = loadAssets();
-  const serviceWorkerBody = readFileSync(join(projectRoot(), 'rest-adapter', 'public', 'assets', 'sw.js'));
-  const serviceWorker: Asset = {
-    body: serviceWorkerBody,
-    gzipped: gzipSync(serviceWorkerBody),
-    type: 'text/javascript; charset=utf-8',
-    cacheControl: 'no-cache',
-  };
-  const csp = contentSecurityPolicy(config.publicLiveUrl);
+/** What a ticket page route's handler works with. */
+interface TicketPageDependencies {
+  graph: GraphClient;
+  config: Config;
+  /** The page's script, style and fonts by their served names, and the hashed paths the page links. */
+  files: Map<string, Asset>;
+  page: PageAssets;
+  serviceWorker: Asset;
+  csp: string;
+}
 
-  // The service worker needs a fixed URL whose path covers /t/ (its scope), and must be revalidated.
-  router.get('/t/sw.js', (req, res) => sendAsset(req, res, serviceWorker));
+type TicketPageRoute = PageRoute<TicketPageDependencies>;
 
-  router.get('/t/assets/*path', (req, res, next) => {
-    const asset = files.get(req.params.path.join('/'));
-    if (asset === undefined) {
-      next();
-      return;
-    }
-    sendAsset(req, res, asset);
-  });
+const route = pageRouteFor<TicketPageDependencies>();
 
-  const missing = (res: Response, language: TextLanguage) => {
-    res.status(404).setHeader('Cache-Control', 'no-store').type('html').send(notFoundPage(language, page));
-  };
+function missing(res: Response, language: TextLanguage, page: PageAssets): void {
+  res.status(404).setHeader('Cache-Control', 'no-store').type('html').send(notFoundPage(language, page));
+}
 
-  router.get('/t/:token', async (req, res) => {
-    const language = pageLanguage(req.query.lang, req.get('accept-language'));
-    res.setHeader('Content-Security-Policy', csp);
-    res.setHeader('Referrer-Policy', 'no-referrer');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Vary', 'Accept-Language');
-    const token = req.params.token;
-    if (!TOKEN.test(token)) {
-      missing(res, language);
-      return;
-    }
-    let ticket: PageTicket;
-    try {
-      ticket = (await graph.execute(OPEN_PAGE, { token }, req, { 'accept-language': language })).linkTicket;
-    } catch (error) {
-      if (error instanceof GraphOperationError && error.errors[0]?.extensions?.code === 'NOT_FOUND') {
-        missing(res, language);
+function refuse(res: Response, errors: WriteErrors): void {
+  res.status(422).json({ message: Object.values(errors)[0]?.[0] ?? 'The given data was invalid.', errors });
+}
+
+/** The path's token when it can be one; otherwise the write is answered 404 here. */
+function tokenOf(req: Request, res: Response): string | null {
+  const token = String(req.params.token);
+  if (TOKEN.test(token)) return token;
+  res.status(404).json({ message: 'Ticket not found.' });
+  return null;
+}
+
+/** The page, its service worker and its assets: answered before the middleware of the routes under a token. */
+export const TICKET_PAGE_ROUTES: readonly TicketPageRoute[] = [
+  route({
+    method: 'get',
+    path: '/t/sw.js',
+    operations: [],
+    // The service worker needs a fixed URL whose path covers /t/ (its scope), and must be revalidated.
+    summary: 'The page’s service worker, at the fixed URL its scope needs',
+    handler: (req, res, { serviceWorker }) => sendAsset(req, res, serviceWorker),
+  }),
+  route({
+    method: 'get',
+    path: '/t/assets/*path',
+    operations: [],
+    summary: 'The page’s script and style under content-hashed names, and its fonts',
+    handler: (req, res, { files }, next) => {
+      const asset = files.get(req.params.path.join('/'));
+      if (asset === undefined) {
+        next();
         return;
       }
-      throw error;
-    }
-    res.setHeader('Cache-Control', 'no-store');
-    res.type('html').send(ticketPage(ticket, token, language, config.publicLiveUrl, page));
-  });
-
-  // The page's writes: small JSON bodies, their own tighter limit per client address.
-  const writes = express.Router({ mergeParams: true });
-  const writeLimit = rateLimit(budgets, writesPolicy, { identify: byAddress });
-  writes.use(
-    // Mounted under /t/:token, this router also sees the page's reads (QR images): only writes count.
-    (req, res, next) => (req.method === 'POST' ? writeLimit(req, res, next) : next()),
-    express.json({ limit: '8kb', strict: false }),
-  );
-  const body = (req: Request): Record<string, unknown> =>
-    typeof req.body === 'object' && req.body !== null && !Array.isArray(req.body)
-      ? (req.body as Record<string, unknown>)
-      : {};
-  const refuse = (res: Response, errors: Record<string, string[]>) => {
-    res.status(422).json({ message: Object.values(errors)[0]?.[0] ?? 'The given data was invalid.', errors });
-  };
-  const tokenOf = (req: Request, res: Response): string | null => {
-    const token = String(req.params.token);
-    if (TOKEN.test(token)) return token;
-    res.status(404).json({ message: 'Ticket not found.' });
-    return null;
-  };
-
-  writes.post('/alerts', async (req, res) => {
-    const token = tokenOf(req, res);
-    if (token === null) return;
-    const done = await graph.execute(ENABLE_ALERTS, { token }, req);
-    res.json({ alerts_enabled: done.enableTicketAlerts.alertsEnabled });
-  });
-
-  writes.post('/sms', async (req, res) => {
-    const token = tokenOf(req, res);
-    if (token === null) return;
-    const { phone } = body(req);
-    if (typeof phone !== 'string') return refuse(res, { phone: ['The phone field is required.'] });
-    const done = await graph.execute(OPT_IN_SMS, { token, phone }, req);
-    res.json({ sms_opt_in: done.optInTicketSms.smsOptIn });
-  });
-
-  writes.post('/push', async (req, res) => {
-    const token = tokenOf(req, res);
-    if (token === null) return;
-    // PushSubscription.toJSON() as the browser gives it.
-    const { endpoint, keys } = body(req) as {
-      endpoint?: unknown;
-      keys?: { p256dh?: unknown; auth?: unknown };
-    };
-    const errors: Record<string, string[]> = {};
-    if (typeof endpoint !== 'string') errors.endpoint = ['The endpoint field is required.'];
-    if (typeof keys?.p256dh !== 'string') errors['keys.p256dh'] = ['The keys.p256dh field is required.'];
-    if (typeof keys?.auth !== 'string') errors['keys.auth'] = ['The keys.auth field is required.'];
-    if (Object.keys(errors).length > 0) return refuse(res, errors);
-    await graph.execute(
-      SUBSCRIBE_PUSH,
-      { token, endpoint: endpoint as string, p256dh: keys!.p256dh as string, auth: keys!.auth as string },
-      req,
-    );
-    res.status(201).json({ subscribed: true });
-  });
-
-  writes.post('/feedback', async (req, res) => {
-    const token = tokenOf(req, res);
-    if (token === null) return;
-    const { rating, comment } = body(req);
-    const errors: Record<string, string[]> = {};
-    if (typeof rating !== 'number' || !Number.isInteger(rating)) {
-      errors.rating = ['The rating must be 1, 2, 3, 4 or 5.'];
-    }
-    if (comment !== undefined && comment !== null && typeof comment !== 'string') {
-      errors.comment = ['The comment must be a string.'];
-    }
-    if (Object.keys(errors).length > 0) return refuse(res, errors);
-    const done = await graph.execute(
-      SUBMIT_FEEDBACK,
-      { token, rating: rating as number, comment: (comment as string | null | undefined) ?? null },
-      req,
-    );
-    const feedback = done.submitTicketFeedback;
-    res.status(201).json({
-      feedback: { rating: feedback.rating, comment: feedback.comment, created_at: feedback.createdAt },
-    });
-  });
-  router.use('/t/:token', writes);
-
-  const qr = (format: 'png' | 'svg') => async (req: Request, res: Response) => {
-    const token = String(req.params.token);
-    let size: number = QR_SIZES.default;
-    if (req.query.size !== undefined) {
-      size = Number(req.query.size);
-      if (!Number.isInteger(size) || size < QR_SIZES.min || size > QR_SIZES.max) {
-        const message = `The size must be a whole number of pixels from ${QR_SIZES.min} to ${QR_SIZES.max}.`;
-        res.status(422).json({ message, errors: { size: [message] } });
+      sendAsset(req, res, asset);
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/t/:token',
+    operations: [OPEN_PAGE],
+    summary: 'The customer’s page at `public_url`, in Arabic unless asked otherwise',
+    handler: async (req, res, { graph, config, page, csp }) => {
+      const language = pageLanguage(req.query.lang, req.get('accept-language'));
+      res.setHeader('Content-Security-Policy', csp);
+      res.setHeader('Referrer-Policy', 'no-referrer');
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Vary', 'Accept-Language');
+      const token = req.params.token;
+      if (!TOKEN.test(token)) {
+        missing(res, language, page);
         return;
       }
+      let ticket: PageTicket;
+      try {
+        ticket = (await graph.execute(OPEN_PAGE, { token }, req, { 'accept-language': language })).linkTicket;
+      } catch (error) {
+        if (error instanceof GraphOperationError && error.errors[0]?.extensions?.code === 'NOT_FOUND') {
+          missing(res, language, page);
+          return;
+        }
+        throw error;
+      }
+      res.setHeader('Cache-Control', 'no-store');
+      res.type('html').send(ticketPage(ticket, token, language, config.publicLiveUrl, page));
+    },
+  }),
+];
+
+const qr =
+  (format: 'png' | 'svg') =>
+  async (req: Request<{ token: string }>, res: Response, { graph, config }: TicketPageDependencies) => {
+    const token = String(req.params.token);
+    const size = qrSizeOf(req.query.size);
+    if (typeof size !== 'number') {
+      res.status(422).json({ message: size.message, errors: { size: [size.message] } });
+      return;
     }
     const found = TOKEN.test(token)
       ? (await graph.execute(TICKET_EXISTS, { token }, req)).ticketByToken
@@ -326,7 +220,118 @@ export function ticketPageRoutes(
     const scale = Math.max(1, Math.floor(size / modules));
     res.type('image/png').send(await QRCode.toBuffer(publicUrl, { ...options, type: 'png', scale }));
   };
-  router.get('/t/:token/qr.png', qr('png'));
-  router.get('/t/:token/qr.svg', qr('svg'));
-  return router;
+
+/**
+ * Everything under a ticket's token: the page's writes (small JSON bodies, their own tighter limit
+ * per client address) and the QR images at `qr_url`, behind that middleware as before.
+ */
+export const TICKET_PAGE_TOKEN_ROUTES: readonly TicketPageRoute[] = [
+  route({
+    method: 'post',
+    path: '/t/:token/alerts',
+    operations: [ENABLE_ALERTS],
+    summary: 'The customer allows alerts on the page',
+    handler: async (req, res, { graph }) => {
+      const token = tokenOf(req, res);
+      if (token === null) return;
+      const done = await graph.execute(ENABLE_ALERTS, { token }, req);
+      res.json({ alerts_enabled: done.enableTicketAlerts.alertsEnabled });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/t/:token/sms',
+    operations: [OPT_IN_SMS],
+    summary: 'The customer asks to be texted when the order is ready',
+    handler: async (req, res, { graph }) => {
+      const token = tokenOf(req, res);
+      if (token === null) return;
+      const { phone } = writeBody(req);
+      if (typeof phone !== 'string') return refuse(res, { phone: ['The phone field is required.'] });
+      const done = await graph.execute(OPT_IN_SMS, { token, phone }, req);
+      res.json({ sms_opt_in: done.optInTicketSms.smsOptIn });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/t/:token/push',
+    operations: [SUBSCRIBE_PUSH],
+    summary: 'The page’s Web Push subscription, for alerts while it is closed',
+    handler: async (req, res, { graph }) => {
+      const token = tokenOf(req, res);
+      if (token === null) return;
+      const subscription = pushSubscriptionOf(writeBody(req));
+      if (subscription.errors !== undefined) return refuse(res, subscription.errors);
+      await graph.execute(SUBSCRIBE_PUSH, { token, ...subscription.value }, req);
+      res.status(201).json({ subscribed: true });
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/t/:token/feedback',
+    operations: [SUBMIT_FEEDBACK],
+    summary: 'The customer rates the order',
+    handler: async (req, res, { graph }) => {
+      const token = tokenOf(req, res);
+      if (token === null) return;
+      const feedback = feedbackOf(writeBody(req));
+      if (feedback.errors !== undefined) return refuse(res, feedback.errors);
+      const done = await graph.execute(SUBMIT_FEEDBACK, { token, ...feedback.value }, req);
+      const given = done.submitTicketFeedback;
+      res.status(201).json({
+        feedback: { rating: given.rating, comment: given.comment, created_at: given.createdAt },
+      });
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/t/:token/qr.png',
+    operations: [TICKET_EXISTS],
+    summary: 'The QR image of `public_url` at `qr_url`, sized for receipt printers',
+    handler: qr('png'),
+  }),
+  route({
+    method: 'get',
+    path: '/t/:token/qr.svg',
+    operations: [TICKET_EXISTS],
+    summary: 'The same QR code as SVG',
+    handler: qr('svg'),
+  }),
+];
+
+/**
+ * The public edge of ticket calling: the customer's page at `public_url` and the QR images at
+ * `qr_url`, both addressed by the ticket's token and read from the graph like every REST route.
+ */
+export function ticketPageRoutes(
+  graph: GraphClient,
+  config: Config,
+  budgets: RateBudgets,
+  writesPolicy: RatePolicy,
+): Router {
+  const router = express.Router();
+  const { files, page } = loadAssets();
+  const serviceWorkerBody = readFileSync(join(projectRoot(), 'rest-adapter', 'public', 'assets', 'sw.js'));
+  const dependencies: TicketPageDependencies = {
+    graph,
+    config,
+    files,
+    page,
+    serviceWorker: {
+      body: serviceWorkerBody,
+      gzipped: gzipSync(serviceWorkerBody),
+      type: 'text/javascript; charset=utf-8',
+      cacheControl: 'no-cache',
+    },
+    csp: contentSecurityPolicy(config.publicLiveUrl),
+  };
+  registerRoutes(router, TICKET_PAGE_ROUTES, dependencies);
+  const writeLimit = rateLimit(budgets, writesPolicy, { identify: byAddress });
+  router.use(
+    '/t/:token',
+    // Every request under a token passes here, the QR images' reads too: only writes count.
+    (req, res, next) => (req.method === 'POST' ? writeLimit(req, res, next) : next()),
+    express.json({ limit: '8kb', strict: false }),
+  );
+  return registerRoutes(router, TICKET_PAGE_TOKEN_ROUTES, dependencies);
 }

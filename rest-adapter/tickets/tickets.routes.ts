@@ -1,104 +1,255 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Request } from 'express';
 import type { z } from 'zod';
 import { NotFoundError, ValidationError } from '../../common/errors';
 import { fieldErrorsOf } from '../../common/validation';
-import { DEFAULT_PER_PAGE } from '../../subgraphs/tickets/ticket.rules';
-import { operation, type GraphClient } from '../graph-client';
+import { RING_INTERVAL_SECONDS } from '../../contracts/tickets/ticket.limits';
+import { toTicketResource } from '../../contracts/tickets/ticket.resource';
+import { secondsInWords } from '../figures';
+import type { GraphClient } from '../graph-client';
 import { inputGuard } from '../input-guard';
-import { paginate } from '../pagination';
-import { TICKET_FIELDS, toTicketResource, type GraphTicket } from './ticket.resource';
-import { ticketsOpenApi } from './tickets.openapi';
-import { listTicketsQuery, storeTicketRequest } from './tickets.schemas';
+import { json, ref } from '../openapi';
+import { API_PREFIX, registerRoutes, routeFor, type RestRoute } from '../route-table';
+import { ticketsOpenApi, type TicketsDescriptions, type TicketsOpenApiSettings } from './tickets.openapi';
+import {
+  CREATE_TICKET,
+  LIST_TICKETS,
+  TICKET_ACCESS,
+  TICKET_ACTIONS,
+  TICKET_BY_EXTERNAL_ID,
+  TICKET_BY_ID,
+  type TicketAction,
+  type TicketScope,
+} from './tickets.operations';
+import {
+  createVariables,
+  externalIdParameter,
+  idempotencyKeyHeader,
+  listQueryOf,
+  listTicketsParameters,
+  listTicketsQuery,
+  listVariables,
+  storeTicketRequest,
+  ticketIdParameter,
+} from './tickets.requests';
+import { ACTION_MESSAGES, toTicketCreated, toTicketList } from './tickets.resources';
 
-type Scope = 'READ' | 'WRITE';
-
-const TICKET_ACCESS = operation<{ ticketAccess: boolean }, { scope: Scope }>(
-  'TicketAccess',
-  `query TicketAccess($scope: TicketScope!) { ticketAccess(scope: $scope) }`,
-);
-
-export const TICKET_BY_ID = operation<{ ticket: GraphTicket }, { id: string }>(
-  'TicketById',
-  `query TicketById($id: ID!) { ticket(id: $id) { ...TicketFields } } ${TICKET_FIELDS}`,
-);
-
-const TICKET_BY_EXTERNAL_ID = operation<{ ticketByExternalId: GraphTicket }, { externalId: string }>(
-  'TicketByExternalId',
-  `query TicketByExternalId($externalId: String!) { ticketByExternalId(externalId: $externalId) { ...TicketFields } } ${TICKET_FIELDS}`,
-);
-
-interface ListVariables extends Record<string, unknown> {
-  filter: { search?: string; status?: string; externalId?: string; from?: string; to?: string };
-  page: number;
-  perPage: number;
+/** What a ticket route's handler works with. */
+interface TicketsDependencies {
+  graph: GraphClient;
+  /** Where clients reach the platform: the list's page links are under it. */
+  publicBaseUrl: string;
+  /** This document's openapi.json, built once from the table and the configuration. */
+  document: Record<string, unknown>;
 }
 
-const LIST_TICKETS = operation<{ tickets: { items: GraphTicket[]; total: number } }, ListVariables>(
-  'Tickets',
-  `query Tickets($filter: TicketFilter, $page: Int!, $perPage: Int!) {
-     tickets(filter: $filter, page: $page, perPage: $perPage) { total items { ...TicketFields } }
-   } ${TICKET_FIELDS}`,
-);
+type TicketRoute = RestRoute<TicketsDescriptions, TicketsDependencies>;
 
-interface CreateVariables extends Record<string, unknown> {
-  input: {
-    number?: string | null;
-    externalId?: string | null;
-    customerName?: string | null;
-    customerPhone?: string | null;
-    note?: string | null;
-  };
-  idempotencyKey: string | null;
-}
-
-export const CREATE_TICKET = operation<
-  {
-    createTicket: {
-      replayed: boolean;
-      ticket: { id: string; number: string; token: string; qrUrl: string; publicUrl: string };
-    };
-  },
-  CreateVariables
->(
-  'CreateTicket',
-  `mutation CreateTicket($input: CreateTicketInput!, $idempotencyKey: String) {
-     createTicket(input: $input, idempotencyKey: $idempotencyKey) { replayed ticket { id number token qrUrl publicUrl } }
-   }`,
-);
-
-type Action = 'markTicketReady' | 'markTicketCollected' | 'cancelTicket' | 'ringTicket';
-
-const ACTIONS: { path: string; field: Action; message: string }[] = [
-  { path: 'ready', field: 'markTicketReady', message: 'Ticket marked ready' },
-  { path: 'collected', field: 'markTicketCollected', message: 'Ticket marked collected' },
-  { path: 'cancel', field: 'cancelTicket', message: 'Ticket cancelled' },
-  { path: 'ring', field: 'ringTicket', message: 'Customer alerted again' },
-];
-
-const actionOperation = (field: Action) =>
-  operation<Record<Action, { id: string }>, { id?: string; externalId?: string }>(
-    field,
-    `mutation ${field}($id: ID, $externalId: String) { ${field}(id: $id, externalId: $externalId) { id } }`,
-  );
+const route = routeFor<TicketsDescriptions, TicketsDependencies>();
 
 /**
  * Input problems are reported after the credential: an unknown key gets 401 (and a key without
  * the scope 403) even when its request is also malformed, as Laravel's middleware order does.
  */
-async function refuse(graph: GraphClient, req: Request, scope: Scope, error: z.ZodError): Promise<never> {
+async function refuse(
+  graph: GraphClient,
+  req: Request,
+  scope: TicketScope,
+  error: z.ZodError,
+): Promise<never> {
   await graph.execute(TICKET_ACCESS, { scope }, req);
   throw new ValidationError(fieldErrorsOf(error));
 }
 
-function collectionPath(publicBaseUrl: string): string {
-  return `${publicBaseUrl}/api/v1/tickets`;
-}
+/** The moves, as the document describes them. */
+const ACTIONS: readonly { action: TicketAction; summary: string; description: string }[] = [
+  { action: 'ready', summary: 'Mark ready and alert the customer', description: 'waiting → ready.' },
+  { action: 'collected', summary: 'Mark collected', description: 'waiting or ready → collected.' },
+  { action: 'cancel', summary: 'Cancel', description: 'waiting or ready → cancelled.' },
+  {
+    action: 'ring',
+    summary: 'Alert the customer again',
+    description: `Ready tickets only, at most once every ${secondsInWords(RING_INTERVAL_SECONDS)}.`,
+  },
+];
 
-/** The thirteen endpoints of ticket-calling-api.md (openapi.json is served beside them). */
-export function ticketsRoutes(graph: GraphClient, publicBaseUrl: string): Router {
+const describeAction =
+  (action: (typeof ACTIONS)[number], suffix: string, parameter: object) =>
+  ({ ok, error, commonErrors }: TicketsDescriptions) => ({
+    operationId: `${action.action}Ticket${suffix}`,
+    summary: action.summary,
+    description: `${action.description} Needs tickets:write.`,
+    parameters: [parameter],
+    responses: {
+      '200': ok(`{"message": "${ACTION_MESSAGES[action.action]}"}`, ref('ActionResponse')),
+      ...commonErrors,
+      '404': error('Ticket does not exist (or belongs to another branch).'),
+      '422': error('The move is not allowed from the ticket’s status.', 'ValidationError'),
+    },
+  });
+
+const actionsById: TicketRoute[] = ACTIONS.map((action) =>
+  route({
+    method: 'post',
+    path: `/tickets/:id/${action.action}`,
+    operations: [TICKET_ACTIONS[action.action]],
+    openapi: describeAction(action, '', ticketIdParameter),
+    handler: async (req, res, { graph }) => {
+      await graph.execute(TICKET_ACTIONS[action.action], { id: req.params.id }, req);
+      res.json({ message: ACTION_MESSAGES[action.action] });
+    },
+  }),
+);
+
+const actionsByExternalId: TicketRoute[] = ACTIONS.map((action) =>
+  route({
+    method: 'post',
+    path: `/tickets/by-external/:externalId/${action.action}`,
+    operations: [TICKET_ACTIONS[action.action]],
+    openapi: describeAction(action, 'ByExternalId', externalIdParameter),
+    handler: async (req, res, { graph }) => {
+      await graph.execute(TICKET_ACTIONS[action.action], { externalId: req.params.externalId }, req);
+      res.json({ message: ACTION_MESSAGES[action.action] });
+    },
+  }),
+);
+
+/** The thirteen endpoints of ticket-calling-api.md, openapi.json among them, in the document's order. */
+export const TICKET_ROUTES: readonly TicketRoute[] = [
+  route({
+    method: 'get',
+    path: '/tickets',
+    operations: [LIST_TICKETS, TICKET_ACCESS],
+    openapi: ({ ok, error, commonErrors }) => ({
+      operationId: 'listTickets',
+      summary: 'List tickets, newest first',
+      description:
+        'Needs tickets:read. Search is case-insensitive over number, external_id, customer_name and note; from/to apply to created_at.',
+      parameters: listTicketsParameters,
+      responses: {
+        '200': ok('A page of tickets', ref('TicketList')),
+        ...commonErrors,
+        '422': error('A query parameter is invalid.', 'ValidationError'),
+      },
+    }),
+    handler: async (req, res, { graph, publicBaseUrl }) => {
+      const raw = listQueryOf(req.query);
+      const parsed = listTicketsQuery.safeParse(raw);
+      if (!parsed.success) return refuse(graph, req, 'READ', parsed.error);
+      const variables = listVariables(parsed.data);
+      const { tickets } = await graph.execute(LIST_TICKETS, variables, req);
+      res.json(
+        toTicketList(tickets, {
+          page: variables.page,
+          perPage: variables.perPage,
+          path: `${publicBaseUrl}${API_PREFIX}/tickets`,
+          query: new URLSearchParams(raw),
+        }),
+      );
+    },
+  }),
+  route({
+    method: 'post',
+    path: '/tickets',
+    operations: [CREATE_TICKET, TICKET_ACCESS],
+    openapi: ({ ok, error, commonErrors }) => ({
+      operationId: 'createTicket',
+      summary: 'Create a ticket',
+      description: 'Needs tickets:write.',
+      parameters: [idempotencyKeyHeader],
+      requestBody: { required: false, ...json(ref('StoreTicketRequest')) },
+      responses: {
+        '201': ok('Created (or replayed)', ref('TicketCreated'), {
+          'Idempotent-Replayed': {
+            description: '"true" on a replay of an earlier request.',
+            schema: { type: 'string' },
+          },
+        }),
+        ...commonErrors,
+        '409': error('A request with the same Idempotency-Key is still running.'),
+        '422': error(
+          'Invalid data, a number or external_id already open, or a reused Idempotency-Key.',
+          'ValidationError',
+        ),
+      },
+    }),
+    handler: async (req, res, { graph }) => {
+      const parsed = storeTicketRequest.safeParse(req.body ?? {});
+      if (!parsed.success) return refuse(graph, req, 'WRITE', parsed.error);
+      const { createTicket } = await graph.execute(
+        CREATE_TICKET,
+        createVariables(parsed.data, req.get('Idempotency-Key')),
+        req,
+      );
+      if (createTicket.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      res.status(201).json(toTicketCreated(createTicket.ticket));
+    },
+  }),
+  route({
+    method: 'get',
+    path: '/tickets/:id',
+    operations: [TICKET_BY_ID],
+    openapi: ({ ok, error, commonErrors }) => ({
+      operationId: 'getTicket',
+      summary: 'Get a ticket',
+      description: 'Needs tickets:read.',
+      parameters: [ticketIdParameter],
+      responses: {
+        '200': ok('The ticket', ref('Ticket')),
+        ...commonErrors,
+        '404': error('Ticket does not exist.'),
+      },
+    }),
+    handler: async (req, res, { graph }) => {
+      const { ticket } = await graph.execute(TICKET_BY_ID, { id: req.params.id }, req);
+      res.json(toTicketResource(ticket));
+    },
+  }),
+  ...actionsById,
+  route({
+    method: 'get',
+    path: '/tickets/by-external/:externalId',
+    operations: [TICKET_BY_EXTERNAL_ID],
+    openapi: ({ ok, error, commonErrors }) => ({
+      operationId: 'getTicketByExternalId',
+      summary: 'Get a ticket by the order id of the calling system',
+      description: 'Needs tickets:read.',
+      parameters: [externalIdParameter],
+      responses: {
+        '200': ok('The ticket', ref('Ticket')),
+        ...commonErrors,
+        '404': error('Ticket does not exist.'),
+      },
+    }),
+    handler: async (req, res, { graph }) => {
+      const { ticketByExternalId } = await graph.execute(
+        TICKET_BY_EXTERNAL_ID,
+        { externalId: req.params.externalId },
+        req,
+      );
+      res.json(toTicketResource(ticketByExternalId));
+    },
+  }),
+  ...actionsByExternalId,
+  route({
+    method: 'get',
+    path: '/openapi.json',
+    operations: [TICKET_ACCESS],
+    openapi: ({ ok, commonErrors }) => ({
+      operationId: 'openApi',
+      summary: 'Machine-readable description of the API',
+      description: 'Needs a valid key with tickets:read.',
+      responses: { '200': ok('This document', { type: 'object' }), ...commonErrors },
+    }),
+    handler: async (req, res, { graph, document }) => {
+      await graph.execute(TICKET_ACCESS, { scope: 'READ' }, req);
+      res.json(document);
+    },
+  }),
+];
+
+/** The router of ticket-calling-api.md: its input guard, then every route of its table. */
+export function ticketsRoutes(graph: GraphClient, settings: TicketsOpenApiSettings): Router {
   const router = Router();
-  const openApi = ticketsOpenApi(publicBaseUrl);
-
   router.use(
     inputGuard({
       paths: ['/tickets', '/openapi.json'],
@@ -117,111 +268,9 @@ export function ticketsRoutes(graph: GraphClient, publicBaseUrl: string): Router
       },
     }),
   );
-
-  router.get('/openapi.json', async (req, res) => {
-    await graph.execute(TICKET_ACCESS, { scope: 'READ' }, req);
-    res.json(openApi);
+  return registerRoutes(router, TICKET_ROUTES, {
+    graph,
+    publicBaseUrl: settings.publicBaseUrl,
+    document: ticketsOpenApi(TICKET_ROUTES, settings),
   });
-
-  router.get('/tickets', async (req, res) => {
-    const raw = Object.fromEntries(
-      Object.entries(req.query).filter(
-        ([key, value]) => key in listTicketsQuery.shape && typeof value === 'string' && value !== '',
-      ),
-    );
-    const parsed = listTicketsQuery.safeParse(raw);
-    if (!parsed.success) return refuse(graph, req, 'READ', parsed.error);
-    const q = parsed.data;
-    const page = q.page ?? 1;
-    const perPage = q.per_page ?? DEFAULT_PER_PAGE;
-    const { tickets } = await graph.execute(
-      LIST_TICKETS,
-      {
-        filter: {
-          ...(q.search !== undefined ? { search: q.search } : {}),
-          ...(q.status !== undefined ? { status: q.status.toUpperCase() } : {}),
-          ...(q.external_id !== undefined ? { externalId: q.external_id } : {}),
-          ...(q.from !== undefined ? { from: new Date(q.from).toISOString() } : {}),
-          ...(q.to !== undefined ? { to: new Date(q.to).toISOString() } : {}),
-        },
-        page,
-        perPage,
-      },
-      req,
-    );
-    const query = new URLSearchParams(raw as Record<string, string>);
-    res.json(
-      paginate(tickets.items.map(toTicketResource), {
-        page,
-        perPage,
-        total: tickets.total,
-        path: collectionPath(publicBaseUrl),
-        query,
-      }),
-    );
-  });
-
-  router.post('/tickets', async (req, res) => {
-    const body: unknown = req.body ?? {};
-    const parsed = storeTicketRequest.safeParse(body);
-    if (!parsed.success) return refuse(graph, req, 'WRITE', parsed.error);
-    const input = parsed.data;
-    const idempotencyKey = req.get('Idempotency-Key');
-    const { createTicket } = await graph.execute(
-      CREATE_TICKET,
-      {
-        input: {
-          number: input.number ?? null,
-          externalId: input.external_id ?? null,
-          customerName: input.customer_name ?? null,
-          customerPhone: input.customer_phone ?? null,
-          note: input.note ?? null,
-        },
-        idempotencyKey: idempotencyKey ?? null,
-      },
-      req,
-    );
-    if (createTicket.replayed) res.setHeader('Idempotent-Replayed', 'true');
-    const { ticket } = createTicket;
-    res.status(201).json({
-      message: 'Ticket created successfully',
-      id: Number(ticket.id),
-      number: ticket.number,
-      token: ticket.token,
-      qr_url: ticket.qrUrl,
-      public_url: ticket.publicUrl,
-    });
-  });
-
-  const sendTicket = (res: Response, ticket: GraphTicket) => {
-    res.json(toTicketResource(ticket));
-  };
-
-  router.get('/tickets/by-external/:externalId', async (req, res) => {
-    const { ticketByExternalId } = await graph.execute(
-      TICKET_BY_EXTERNAL_ID,
-      { externalId: req.params.externalId },
-      req,
-    );
-    sendTicket(res, ticketByExternalId);
-  });
-
-  router.get('/tickets/:id', async (req, res) => {
-    const { ticket } = await graph.execute(TICKET_BY_ID, { id: req.params.id }, req);
-    sendTicket(res, ticket);
-  });
-
-  for (const action of ACTIONS) {
-    const op = actionOperation(action.field);
-    router.post(`/tickets/by-external/:externalId/${action.path}`, async (req, res) => {
-      await graph.execute(op, { externalId: req.params.externalId }, req);
-      res.json({ message: action.message });
-    });
-    router.post(`/tickets/:id/${action.path}`, async (req, res) => {
-      await graph.execute(op, { id: req.params.id }, req);
-      res.json({ message: action.message });
-    });
-  }
-
-  return router;
 }

@@ -2,16 +2,35 @@ import { billingMigrations } from '../../migrations/billing';
 import { AccountBillingResolver } from './account.resolver';
 import { MeterResolver } from './meter.resolver';
 import { BillingAccount } from './account.type';
+import type { EntityManager } from '../../common/database';
 import type { SubgraphDefinition } from '../../common/subgraph';
 import { parseRecordId } from '../../common/input.rules';
 import { Plan } from './plan.entity';
 import { resolvePlanReference } from './plan.reference';
+import { PlanRepository } from './plan.repository';
 import { PlanResolver } from './plan.resolver';
 import { PlanService } from './plan.service';
 import { Subscription } from './subscription.entity';
+import { SubscriptionRepository } from './subscription.repository';
 import { SubscriptionService } from './subscription.service';
+import { UsageRepository } from './usage.repository';
 import { VenueBillingResolver } from './venue.resolver';
 import { BillingVenue } from './venue.type';
+
+/** The billing services of one unit of work. */
+export interface BillingServices {
+  plans: PlanService;
+  subscriptions: SubscriptionService;
+}
+
+/** Each billing service on its repositories, over one EntityManager: a request's, a command's or a seed's. */
+export function billingServices(em: EntityManager): BillingServices {
+  const plans = new PlanRepository(em);
+  return {
+    plans: new PlanService(plans),
+    subscriptions: new SubscriptionService(new SubscriptionRepository(em), plans, new UsageRepository(em)),
+  };
+}
 
 /** Billing: the plan catalogue, who is subscribed to which plan, and metered usage. */
 export const billingSubgraph: SubgraphDefinition = {
@@ -20,7 +39,10 @@ export const billingSubgraph: SubgraphDefinition = {
   resolvers: [PlanResolver, VenueBillingResolver, AccountBillingResolver, MeterResolver],
   orphanedTypes: [BillingVenue, BillingAccount],
   referenceResolvers: {
-    Plan: { __resolveReference: resolvePlanReference },
+    Plan: {
+      __resolveReference: (reference: { key: string }, { scope }) =>
+        resolvePlanReference(reference, billingServices(scope.em).plans),
+    },
     // An id that cannot be a record's is no entity: its fields resolve to null, not to a query on NaN.
     Venue: {
       __resolveReference: (reference: { id: string }) =>
@@ -31,10 +53,13 @@ export const billingSubgraph: SubgraphDefinition = {
         parseRecordId(reference.id) === null ? null : { id: reference.id, cvCount: reference.cvCount ?? 0 },
     },
   },
-  createResolvers: (scope) => [
-    new PlanResolver(new PlanService(scope.em)),
-    new VenueBillingResolver(new SubscriptionService(scope.em)),
-    new AccountBillingResolver(new SubscriptionService(scope.em)),
-    new MeterResolver(new SubscriptionService(scope.em)),
-  ],
+  createResolvers: (scope) => {
+    const { plans, subscriptions } = billingServices(scope.em);
+    return [
+      new PlanResolver(plans),
+      new VenueBillingResolver(subscriptions),
+      new AccountBillingResolver(subscriptions),
+      new MeterResolver(subscriptions),
+    ];
+  },
 };

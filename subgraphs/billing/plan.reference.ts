@@ -1,12 +1,11 @@
-import type { SubgraphContext } from '../../common/subgraph';
-import { PlanService } from './plan.service';
+import type { PlanService } from './plan.service';
 import { toPlanType, type PlanType } from './plan.type';
 
 /** How the gateway fetches a Plan that another subgraph refers to by key. */
 export async function resolvePlanReference(
   reference: { key: string },
-  { scope }: SubgraphContext,
+  plans: PlanService,
 ): Promise<PlanType | null> {
-  const plan = await new PlanService(scope.em).findByKey(reference.key);
+  const plan = await plans.findByKey(reference.key);
   return plan ? toPlanType(plan) : null;
 }

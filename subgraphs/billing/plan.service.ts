@@ -1,17 +1,18 @@
-import type { EntityManager } from '../../common/database';
 import { PLAN_CATALOGUE } from './plan.catalogue';
-import { Plan, type Product } from './plan.entity';
+import type { Plan, Product } from './plan.entity';
+import type { PlanRepository } from './plan.repository';
 
+/** The plan catalogue: what is sold, in which order, as the code says. */
 export class PlanService {
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly plans: PlanRepository) {}
 
   /** The catalogue in its selling order, optionally for one product. */
   list(product?: Product | null): Promise<Plan[]> {
-    return this.em.find(Plan, product ? { product } : {}, { orderBy: { sortOrder: 'asc' } });
+    return this.plans.list(product);
   }
 
   findByKey(key: string): Promise<Plan | null> {
-    return this.em.findOne(Plan, { key });
+    return this.plans.findByKey(key);
   }
 
   /**
@@ -20,9 +21,7 @@ export class PlanService {
    */
   async seedCatalogue(): Promise<number> {
     const rows = PLAN_CATALOGUE.map((entry, index) => ({ ...entry, sortOrder: index + 1 }));
-    await this.em.transactional(async (em) => {
-      await em.upsertMany(Plan, rows, { onConflictFields: ['key'], onConflictAction: 'merge' });
-    });
+    await this.plans.upsertAll(rows);
     return rows.length;
   }
 }

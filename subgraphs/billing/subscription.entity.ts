@@ -1,8 +1,8 @@
 import { BigIntType, Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import type { SubscriptionStatus } from '../../contracts/billing/subscription';
 
 /** Who pays: a venue of ticket calling or an account of the CV service. */
 export type SubjectType = 'venue' | 'account';
-export type SubscriptionStatus = 'active' | 'past_due' | 'cancelled';
 
 @Entity({ tableName: 'subscriptions' })
 export class Subscription {

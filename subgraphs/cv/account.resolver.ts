@@ -1,21 +1,22 @@
 import { FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
-import type { EntityManager } from '../../common/database';
 import { ForbiddenError } from '../../common/errors';
-import { AccountService } from './account.service';
+import type { AccountService } from './account.service';
 import { AccountType } from './account.type';
 import { CvAccess } from './cv-access';
+import type { CvService } from './cv.service';
 
 @Resolver(() => AccountType)
 export class AccountResolver {
   constructor(
     private readonly access: CvAccess,
-    private readonly em: EntityManager,
+    private readonly accounts: AccountService,
+    private readonly cvs: CvService,
   ) {}
 
   @Query(() => AccountType, { description: 'The account of the request’s X-API-Key.' })
   async me(): Promise<AccountType> {
     const principal = await this.access.require();
-    const account = await new AccountService(this.em).getAccount(principal.accountId);
+    const account = await this.accounts.getAccount(principal.accountId);
     return {
       id: String(account.id),
       name: account.name,
@@ -36,11 +37,7 @@ export class AccountResolver {
   }
 
   @FieldResolver(() => Int, { description: 'CVs the account holds; billing reports it as usage.cvs.' })
-  async cvCount(@Root() account: AccountType): Promise<number> {
-    const [row] = await this.em.execute<{ n: string }[]>(
-      'select count(*) as n from cv.cvs where account_id = ?',
-      [Number(account.id)],
-    );
-    return Number(row?.n ?? 0);
+  cvCount(@Root() account: AccountType): Promise<number> {
+    return this.cvs.countFor(Number(account.id));
   }
 }

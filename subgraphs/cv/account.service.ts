@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { hashApiKey, newApiKey } from '../../common/api-keys';
-import type { EntityManager } from '../../common/database';
 import { NotFoundError, ValidationError } from '../../common/errors';
 import { fieldErrorsOf } from '../../common/validation';
-import { Account, AccountApiKey, Company } from './account.entity';
+import type { Account, AccountApiKey, Company } from './account.entity';
+import type { AccountRepository } from './account.repository';
 
 /** Every CV key starts with this, so a leaked one is recognisable in logs and scanners. */
 const KEY_PREFIX = 'cv_';
 
+/** A key as issued: the only time the key itself is seen. */
 export interface IssuedAccountKey {
   id: number;
   key: string;
@@ -36,16 +37,14 @@ function parse<T>(schema: z.ZodType<T>, input: unknown): T {
 
 /** Companies, accounts and their API keys, as the admin CLI and the authentication need them. */
 export class AccountService {
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly accounts: AccountRepository) {}
 
   async createCompany(companyName: string): Promise<Company> {
-    const company = this.em.create(Company, parse(z.object({ name }), { name: companyName }));
-    await this.em.flush();
-    return company;
+    return this.accounts.createCompany(parse(z.object({ name }), { name: companyName }));
   }
 
   async getCompany(id: number): Promise<Company> {
-    const company = await this.em.findOne(Company, { id });
+    const company = await this.accounts.findCompany(id);
     if (company === null) throw new NotFoundError(`Company ${id} not found.`);
     return company;
   }
@@ -53,18 +52,13 @@ export class AccountService {
   async createAccount(input: { name: string; email: string; companyId: number | null }): Promise<Account> {
     const checked = parse(ACCOUNT_INPUT, { name: input.name, email: input.email });
     if (input.companyId !== null) await this.getCompany(input.companyId);
-    const taken = await this.em.execute<{ id: string }[]>(
-      'select id from cv.accounts where lower(email) = lower(?)',
-      [checked.email],
-    );
-    if (taken.length > 0) throw new ValidationError({ email: ['The email has already been taken.'] });
-    const account = this.em.create(Account, { ...checked, companyId: input.companyId });
-    await this.em.flush();
-    return account;
+    if (await this.accounts.emailTaken(checked.email))
+      throw new ValidationError({ email: ['The email has already been taken.'] });
+    return this.accounts.createAccount({ ...checked, companyId: input.companyId });
   }
 
   async getAccount(id: number): Promise<Account> {
-    const account = await this.em.findOne(Account, { id });
+    const account = await this.accounts.findAccount(id);
     if (account === null) throw new NotFoundError(`Account ${id} not found.`);
     return account;
   }
@@ -74,41 +68,33 @@ export class AccountService {
     await this.getAccount(accountId);
     const checked = parse(z.object({ name }), { name: keyName });
     const { key, prefix, hash } = newApiKey(KEY_PREFIX, presetKey);
-    const apiKey = this.em.create(AccountApiKey, {
-      accountId,
-      name: checked.name,
-      prefix,
-      keyHash: hash,
-    });
-    await this.em.flush();
+    const apiKey = await this.accounts.createKey({ accountId, name: checked.name, prefix, keyHash: hash });
     return { id: apiKey.id, key, prefix: apiKey.prefix, account_id: accountId, name: apiKey.name };
   }
 
   async revokeKey(id: number): Promise<AccountApiKey> {
-    const apiKey = await this.em.findOne(AccountApiKey, { id });
+    const apiKey = await this.accounts.findKey(id);
     if (apiKey === null) throw new NotFoundError(`Account key ${id} not found.`);
     apiKey.revokedAt ??= new Date();
-    await this.em.flush();
+    await this.accounts.saveKey(apiKey);
     return apiKey;
   }
 
   /** The account behind a key, or null for an unknown or revoked one. */
   async authenticate(key: string): Promise<AccountPrincipal | null> {
-    const [row] = await this.em.execute<
-      { key_id: string; name: string; prefix: string; account_id: string; company_id: string | null }[]
-    >(
-      `select k.id as key_id, k.name, k.prefix, a.id as account_id, a.company_id
-         from cv.account_api_keys k join cv.accounts a on a.id = k.account_id
-        where k.key_hash = ? and k.revoked_at is null`,
-      [hashApiKey(key)],
-    );
-    if (row === undefined) return null;
+    const found = await this.accounts.findActiveKeyByHash(hashApiKey(key));
+    if (found === null) return null;
     return {
-      accountId: Number(row.account_id),
-      companyId: row.company_id === null ? null : Number(row.company_id),
-      keyId: Number(row.key_id),
-      keyName: row.name,
-      keyPrefix: row.prefix,
+      accountId: found.accountId,
+      companyId: found.companyId,
+      keyId: found.keyId,
+      keyName: found.name,
+      keyPrefix: found.prefix,
     };
+  }
+
+  /** Notes that the key was used; written at most once a minute per key. */
+  recordKeyUse(keyId: number): Promise<void> {
+    return this.accounts.touchKey(keyId);
   }
 }

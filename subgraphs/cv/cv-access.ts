@@ -1,8 +1,6 @@
-import { touchApiKey } from '../../common/api-keys';
-import type { EntityManager } from '../../common/database';
 import { UnauthenticatedError } from '../../common/errors';
 import type { TextLanguage } from '../../common/language';
-import { AccountService, type AccountPrincipal } from './account.service';
+import type { AccountPrincipal, AccountService } from './account.service';
 
 /** The document's 401 in the two languages `Accept-Language` may ask for. */
 const UNAUTHENTICATED: Record<TextLanguage, string> = {
@@ -16,7 +14,7 @@ export class CvAccess {
 
   constructor(
     private readonly apiKey: string | undefined,
-    private readonly em: EntityManager,
+    private readonly accounts: AccountService,
     private readonly language: TextLanguage,
   ) {}
 
@@ -26,9 +24,9 @@ export class CvAccess {
 
   private async authenticate(): Promise<AccountPrincipal> {
     const key = this.apiKey?.trim();
-    const principal = key ? await new AccountService(this.em).authenticate(key) : null;
+    const principal = key ? await this.accounts.authenticate(key) : null;
     if (principal === null) throw new UnauthenticatedError(UNAUTHENTICATED[this.language]);
-    await touchApiKey(this.em, 'cv.account_api_keys', principal.keyId);
+    await this.accounts.recordKeyUse(principal.keyId);
     return principal;
   }
 }

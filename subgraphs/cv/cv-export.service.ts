@@ -1,4 +1,3 @@
-import type { EntityManager } from '../../common/database';
 import { ForbiddenError, NotFoundError, RateLimitedError } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
 import type { TextLanguage } from '../../common/language';
@@ -11,12 +10,10 @@ import type { DownloadMeter } from './download-meter';
 import { renderCvHtml } from './render/document';
 import type { CvRenderer } from './render/renderer';
 import { sampleCvDocument } from './sample-cv';
-import { Template } from './template.entity';
+import type { TemplateRepository } from './template.repository';
+import { EXPORTS_PER_MINUTE } from '../../contracts/cv/export.limits';
 
 export type ExportFormat = 'pdf' | 'html';
-
-/** cv-api.md's export rate, per account. */
-export const EXPORTS_PER_MINUTE = 10;
 
 /** cv-api.md: 10 exports a minute per account, counted in Redis like every budget (and failing open). */
 export const EXPORT_POLICY: RatePolicy = { name: 'cv-exports', quota: EXPORTS_PER_MINUTE, windowSeconds: 60 };
@@ -53,9 +50,9 @@ function fileNameOf(row: CvRow, format: ExportFormat): string {
  */
 export class CvExportService {
   constructor(
-    private readonly em: EntityManager,
     private readonly language: TextLanguage,
     private readonly cvs: CvService,
+    private readonly templates: TemplateRepository,
     private readonly plans: PlanClient<AccountEntitlements>,
     private readonly meter: DownloadMeter,
     private readonly renderer: CvRenderer,
@@ -108,7 +105,7 @@ export class CvExportService {
   /** A template with sample content in the asked language, for `preview_url`. */
   async preview(templateId: string, locale: 'ar' | 'en'): Promise<string> {
     const id = parseRecordId(templateId);
-    const template = id === null ? null : await this.em.findOne(Template, { id });
+    const template = id === null ? null : await this.templates.findById(id);
     if (template === null) throw new NotFoundError(TEXTS.noTemplate[this.language]);
     const document = sampleCvDocument(locale);
     return renderCvHtml({
@@ -121,13 +118,9 @@ export class CvExportService {
 
   private async html(row: CvRow): Promise<string> {
     const [template, document, photo, entitlements] = await Promise.all([
-      this.em.findOneOrFail(Template, { id: Number(row.template_id) }),
+      this.templates.getById(Number(row.template_id)),
       this.cvs.documentOf(row),
-      row.photo_type === null
-        ? null
-        : this.em
-            .execute<{ photo: Buffer }[]>('select photo from cv.cvs where id = ?', [row.id])
-            .then(([found]) => (found === undefined ? null : { type: row.photo_type!, data: found.photo })),
+      this.cvs.photoOf(row),
       this.plans.of(Number(row.account_id)),
     ]);
     return renderCvHtml({

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { EntityManager } from '../../common/database';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
 import type { TextLanguage } from '../../common/language';
@@ -14,45 +13,22 @@ import {
   cvUpdateRequest,
   emptyPersonal,
   normalizeStrings,
-  type CustomSection,
   type CvDocument,
   type CvPatch,
-  type CvPersonal,
   type CvSections,
   type CvSettings,
   type SectionKey,
-} from './cv.payload';
+} from '../../contracts/cv/cv.payload';
+import type { CvItemRow, CvRepository, CvRow, NewCvRow } from './cv.repository';
 import { fromJsonResume, toJsonResume, type ResumeExtra } from './json-resume';
 import { preparePhoto } from './photo';
-import { Template } from './template.entity';
+import type { Template } from './template.entity';
+import type { TemplateRepository } from './template.repository';
+import { TOKEN } from '../../common/patterns';
+
+export type { CvRow } from './cv.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A CV row without its photo bytes, which only the renderer reads. */
-export interface CvRow {
-  id: string;
-  account_id: string;
-  template_id: string;
-  title: string;
-  locale: 'ar' | 'en';
-  personal: Partial<CvPersonal>;
-  settings: CvSettings;
-  section_order: string[];
-  hidden_sections: string[];
-  custom_sections: CustomSection[];
-  resume_extra: ResumeExtra;
-  photo_type: string | null;
-  photo_size: number | null;
-  photo_width: number | null;
-  photo_height: number | null;
-  share_token: string;
-  created_at: string | Date;
-  updated_at: string | Date;
-}
-
-const ROW_COLUMNS = `id, account_id, template_id, title, locale, personal, settings, section_order,
-  hidden_sections, custom_sections, resume_extra, photo_type, octet_length(photo) as photo_size,
-  photo_width, photo_height, share_token, created_at, updated_at`;
 
 const TEXTS = {
   limit: {
@@ -72,10 +48,8 @@ const TEXTS = {
   imported: { en: 'Imported CV', ar: 'سيرة ذاتية مستوردة' },
 } as const;
 
-type ItemRow = { section: string; fields: Record<string, unknown> };
-
 /** Section rows, in position order, as the payload's sections with every field present. */
-function sectionsFrom(items: ItemRow[]): CvSections {
+function sectionsFrom(items: CvItemRow[]): CvSections {
   const sections = Object.fromEntries(SECTION_KEYS.map((key) => [key, []])) as unknown as CvSections;
   for (const item of items) {
     const section = item.section as SectionKey;
@@ -108,7 +82,8 @@ function withoutNulls<T extends Record<string, unknown>>(value: T): { [K in keyo
 /** CVs of an account: creation within the plan's limits, reads, edits, copies, photo and JSON Resume. */
 export class CvService {
   constructor(
-    private readonly em: EntityManager,
+    private readonly cvs: CvRepository,
+    private readonly templates: TemplateRepository,
     private readonly language: TextLanguage,
   ) {}
 
@@ -129,58 +104,44 @@ export class CvService {
     if (template === null) errors.template_id = ['The selected template id is invalid.'];
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     this.requireAvailable(template!, entitlements);
-    return this.em.transactional(async (tx) => {
-      const id = await this.insertWithinLimit(tx, principal, entitlements, {
+    return this.cvs.transaction(async (cvs) => {
+      const id = await this.insertWithinLimit(cvs, principal, entitlements, {
         template_id: template!.id,
         title,
         locale: input.locale,
         settings: template!.defaultSettings,
         section_order: [...SECTION_KEYS],
       });
-      return this.get(principal, id, tx);
+      return this.read(cvs, principal, id);
     });
   }
 
-  /**
-   * One CV of the account. cv-api.md answers another account's CV with 403 and an unknown UUID
-   * with 404, so the row is found first and its owner compared second. `lock` holds the row for
-   * the rest of the transaction, so two edits of one CV apply one after the other.
-   */
-  async get(
-    principal: AccountPrincipal,
-    id: string,
-    tx: EntityManager = this.em,
-    lock = false,
-  ): Promise<CvRow> {
-    const [row] = UUID.test(id)
-      ? await tx.execute<CvRow[]>(
-          `select ${ROW_COLUMNS} from cv.cvs where id = ?${lock ? ' for update' : ''}`,
-          [id.toLowerCase()],
-        )
-      : [];
-    if (row === undefined) throw new NotFoundError(TEXTS.notFound[this.language]);
-    if (Number(row.account_id) !== principal.accountId)
-      throw new ForbiddenError(TEXTS.notYours[this.language]);
-    return row;
+  /** One CV of the account: NOT_FOUND for an unknown id, FORBIDDEN for another account's. */
+  get(principal: AccountPrincipal, id: string): Promise<CvRow> {
+    return this.read(this.cvs, principal, id);
+  }
+
+  /** How many CVs the account holds, whatever its plan allows. */
+  countFor(accountId: number): Promise<number> {
+    return this.cvs.countByAccount(accountId);
   }
 
   /** The CV behind a share link, whoever asks; null for an unknown token. */
   async findShared(token: string): Promise<CvRow | null> {
-    if (!/^[A-Za-z0-9_-]{32}$/.test(token)) return null;
-    const [row] = await this.em.execute<CvRow[]>(`select ${ROW_COLUMNS} from cv.cvs where share_token = ?`, [
-      token,
-    ]);
-    return row ?? null;
+    if (!TOKEN.test(token)) return null;
+    return this.cvs.findByShareToken(token);
   }
 
   /** The sections of a CV, every field of every item present. */
   async sectionsOf(cvId: string): Promise<CvSections> {
-    return sectionsFrom(
-      await this.em.execute<ItemRow[]>(
-        'select section, fields from cv.cv_items where cv_id = ? order by section, position',
-        [cvId],
-      ),
-    );
+    return sectionsFrom(await this.cvs.itemsOf(cvId));
+  }
+
+  /** The photo's bytes and type for rendering; null without one. */
+  async photoOf(row: CvRow): Promise<{ type: string; data: Buffer } | null> {
+    if (row.photo_type === null) return null;
+    const found = await this.cvs.findPhoto(row.id);
+    return found === null ? null : { type: row.photo_type, data: found.photo };
   }
 
   /** The full document of a CV row: what exports render and JSON Resume maps. */
@@ -195,8 +156,8 @@ export class CvService {
    */
   async update(principal: AccountPrincipal, id: string, body: unknown): Promise<CvRow> {
     const patch = this.parsePatch(body);
-    return this.em.transactional(async (tx) => {
-      const row = await this.get(principal, id, tx, true);
+    return this.cvs.transaction(async (cvs, templates) => {
+      const row = await this.read(cvs, principal, id, true);
       const customSections = patch.custom_sections ?? row.custom_sections;
       const known = new Set<string>([...SECTION_KEYS, ...customSections.map((section) => section.key)]);
       const errors: FieldErrors = {};
@@ -211,7 +172,7 @@ export class CvService {
       const prune = (keys: string[]) => keys.filter((key) => known.has(key));
       let settings = row.settings;
       if (patch.settings !== undefined) {
-        const template = await tx.findOneOrFail(Template, { id: Number(row.template_id) });
+        const template = await templates.getById(Number(row.template_id));
         settings = { ...template.defaultSettings, ...row.settings, ...withoutNulls(patch.settings) };
         for (const [key, value] of Object.entries(patch.settings)) {
           if (value === null) {
@@ -228,26 +189,18 @@ export class CvService {
           Object.entries(extra.items).filter(([section]) => !replaced.includes(section as SectionKey)),
         );
       }
-      await tx.execute(
-        `update cv.cvs set title = ?, locale = ?, personal = ?::jsonb, settings = ?::jsonb,
-           section_order = array(select jsonb_array_elements_text(?::jsonb)),
-           hidden_sections = array(select jsonb_array_elements_text(?::jsonb)),
-           custom_sections = ?::jsonb, resume_extra = ?::jsonb, updated_at = now()
-         where id = ?`,
-        [
-          patch.title ?? row.title,
-          patch.locale ?? row.locale,
-          JSON.stringify(withoutNulls({ ...row.personal, ...patch.personal })),
-          JSON.stringify(settings),
-          JSON.stringify(prune(patch.section_order ?? row.section_order)),
-          JSON.stringify(prune(patch.hidden_sections ?? row.hidden_sections)),
-          JSON.stringify(customSections),
-          JSON.stringify(extra),
-          row.id,
-        ],
-      );
-      if (patch.sections !== undefined) await this.writeSections(tx, row.id, patch.sections);
-      return this.get(principal, row.id, tx);
+      await cvs.update(row.id, {
+        title: patch.title ?? row.title,
+        locale: patch.locale ?? row.locale,
+        personal: withoutNulls({ ...row.personal, ...patch.personal }),
+        settings,
+        section_order: prune(patch.section_order ?? row.section_order),
+        hidden_sections: prune(patch.hidden_sections ?? row.hidden_sections),
+        custom_sections: customSections,
+        resume_extra: extra,
+      });
+      if (patch.sections !== undefined) await this.writeSections(cvs, row.id, patch.sections);
+      return this.read(cvs, principal, row.id);
     });
   }
 
@@ -257,28 +210,19 @@ export class CvService {
     entitlements: AccountEntitlements,
     id: string,
   ): Promise<CvRow> {
-    return this.em.transactional(async (tx) => {
-      const source = await this.get(principal, id, tx);
-      const template = await tx.findOneOrFail(Template, { id: Number(source.template_id) });
+    return this.cvs.transaction(async (cvs, templates) => {
+      const source = await this.read(cvs, principal, id);
+      const template = await templates.getById(Number(source.template_id));
       this.requireAvailable(template, entitlements);
       const suffix = TEXTS.copy[source.locale];
       const title = [...source.title].slice(0, TITLE_MAX - [...suffix].length).join('') + suffix;
-      const copy = await this.insertWithinLimit(tx, principal, entitlements, {
+      const copy = await this.insertWithinLimit(cvs, principal, entitlements, {
         ...source,
         title,
       });
-      await tx.execute(
-        `update cv.cvs set photo = source.photo, photo_type = source.photo_type,
-           photo_width = source.photo_width, photo_height = source.photo_height
-         from cv.cvs source where source.id = ? and cv.cvs.id = ?`,
-        [source.id, copy],
-      );
-      await tx.execute(
-        `insert into cv.cv_items (cv_id, section, position, fields)
-         select ?, section, position, fields from cv.cv_items where cv_id = ?`,
-        [copy, source.id],
-      );
-      return this.get(principal, copy, tx);
+      await cvs.copyPhoto(source.id, copy);
+      await cvs.copyItems(source.id, copy);
+      return this.read(cvs, principal, copy);
     });
   }
 
@@ -289,17 +233,14 @@ export class CvService {
     id: string,
     templateId: string,
   ): Promise<CvRow> {
-    return this.em.transactional(async (tx) => {
-      const row = await this.get(principal, id, tx, true);
-      const template = await this.templateFor(principal, templateId, tx);
+    return this.cvs.transaction(async (cvs, templates) => {
+      const row = await this.read(cvs, principal, id, true);
+      const template = await this.templateFor(principal, templateId, templates);
       if (template === null)
         throw new ValidationError({ template_id: ['The selected template id is invalid.'] });
       this.requireAvailable(template, entitlements);
-      await tx.execute(
-        'update cv.cvs set template_id = ?, settings = ?::jsonb, updated_at = now() where id = ?',
-        [template.id, JSON.stringify(template.defaultSettings), row.id],
-      );
-      return this.get(principal, row.id, tx);
+      await cvs.setTemplate(row.id, template.id, template.defaultSettings);
+      return this.read(cvs, principal, row.id);
     });
   }
 
@@ -307,38 +248,27 @@ export class CvService {
   async setPhoto(principal: AccountPrincipal, id: string, data: Buffer): Promise<CvRow> {
     const row = await this.get(principal, id);
     const photo = await preparePhoto(data);
-    await this.em.execute(
-      `update cv.cvs set photo = ?, photo_type = ?, photo_width = ?, photo_height = ?, updated_at = now()
-       where id = ?`,
-      [photo.data, photo.type, photo.width, photo.height, row.id],
-    );
+    await this.cvs.setPhoto(row.id, photo);
     return this.get(principal, row.id);
   }
 
   async removePhoto(principal: AccountPrincipal, id: string): Promise<CvRow> {
     const row = await this.get(principal, id);
-    await this.em.execute(
-      `update cv.cvs set photo = null, photo_type = null, photo_width = null, photo_height = null,
-         updated_at = now() where id = ?`,
-      [row.id],
-    );
+    await this.cvs.removePhoto(row.id);
     return this.get(principal, row.id);
   }
 
   /** Deletes the CV with its section rows (and its photo); its share page is gone with it. */
   async delete(principal: AccountPrincipal, id: string): Promise<void> {
-    await this.em.transactional(async (tx) => {
-      const row = await this.get(principal, id, tx);
-      await tx.execute('delete from cv.cvs where id = ?', [row.id]);
+    await this.cvs.transaction(async (cvs) => {
+      const row = await this.read(cvs, principal, id);
+      await cvs.delete(row.id);
     });
   }
 
   /** The account's CVs, newest first. */
   list(principal: AccountPrincipal): Promise<CvRow[]> {
-    return this.em.execute<CvRow[]>(
-      `select ${ROW_COLUMNS} from cv.cvs where account_id = ? order by created_at desc, id desc`,
-      [principal.accountId],
-    );
+    return this.cvs.listByAccount(principal.accountId);
   }
 
   /** The CV as JSON Resume 1.2.1, with what JSON Resume has no field for kept under extra keys. */
@@ -372,12 +302,12 @@ export class CvService {
     const template =
       options.templateId !== undefined && options.templateId !== null
         ? await this.templateFor(principal, options.templateId)
-        : await this.em.findOne(Template, { companyId: null, isPremium: false }, { orderBy: { id: 'asc' } });
+        : await this.templates.findFirstFreePlatform();
     if (template === null)
       throw new ValidationError({ template_id: ['The selected template id is invalid.'] });
     this.requireAvailable(template, entitlements);
-    return this.em.transactional(async (tx) => {
-      const id = await this.insertWithinLimit(tx, principal, entitlements, {
+    return this.cvs.transaction(async (cvs) => {
+      const id = await this.insertWithinLimit(cvs, principal, entitlements, {
         template_id: template.id,
         title: patch.title!,
         locale: patch.locale!,
@@ -388,9 +318,28 @@ export class CvService {
         custom_sections: patch.custom_sections ?? [],
         resume_extra: extra,
       });
-      await this.writeSections(tx, id, patch.sections ?? {});
-      return this.get(principal, id, tx);
+      await this.writeSections(cvs, id, patch.sections ?? {});
+      return this.read(cvs, principal, id);
     });
+  }
+
+  /**
+   * One CV of the account through `cvs` (a transaction's, or the request's). cv-api.md answers
+   * another account's CV with 403 and an unknown UUID with 404, so the row is found first and its
+   * owner compared second. `lock` holds the row for the rest of the transaction, so two edits of
+   * one CV apply one after the other.
+   */
+  private async read(
+    cvs: CvRepository,
+    principal: AccountPrincipal,
+    id: string,
+    lock = false,
+  ): Promise<CvRow> {
+    const row = UUID.test(id) ? await cvs.findById(id.toLowerCase(), lock) : null;
+    if (row === null) throw new NotFoundError(TEXTS.notFound[this.language]);
+    if (Number(row.account_id) !== principal.accountId)
+      throw new ForbiddenError(TEXTS.notYours[this.language]);
+    return row;
   }
 
   /** Validates a payload; errors are keyed by the document's paths, under `prefix` when given. */
@@ -411,10 +360,10 @@ export class CvService {
   private async templateFor(
     principal: AccountPrincipal,
     templateId: string,
-    tx: EntityManager = this.em,
+    templates: TemplateRepository = this.templates,
   ): Promise<Template | null> {
     const id = parseRecordId(templateId);
-    const template = id === null ? null : await tx.findOne(Template, { id });
+    const template = id === null ? null : await templates.findById(id);
     if (template === null || (template.companyId !== null && template.companyId !== principal.companyId))
       return null;
     return template;
@@ -430,57 +379,40 @@ export class CvService {
    * written, so parallel creates at the limit make exactly one more.
    */
   private async insertWithinLimit(
-    tx: EntityManager,
+    cvs: CvRepository,
     principal: AccountPrincipal,
     entitlements: AccountEntitlements,
-    values: Partial<Omit<CvRow, 'template_id' | 'locale'>> & {
-      template_id: string | number;
-      title: string;
-      locale: string;
-    },
+    values: Omit<NewCvRow, 'id' | 'account_id' | 'share_token'>,
   ): Promise<string> {
-    await tx.execute('select id from cv.accounts where id = ? for update', [principal.accountId]);
+    await cvs.lockAccount(principal.accountId);
     if (entitlements.cvLimit !== null) {
-      const [count] = await tx.execute<{ n: string }[]>(
-        'select count(*) as n from cv.cvs where account_id = ?',
-        [principal.accountId],
-      );
-      if (Number(count?.n ?? 0) >= entitlements.cvLimit) {
+      if ((await cvs.countByAccount(principal.accountId)) >= entitlements.cvLimit) {
         throw new ForbiddenError(TEXTS.limit[this.language](entitlements.cvLimit));
       }
     }
     const id = randomUUID();
-    await tx.execute(
-      `insert into cv.cvs (id, account_id, template_id, title, locale, personal, settings, section_order,
-         hidden_sections, custom_sections, resume_extra, share_token)
-       values (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, array(select jsonb_array_elements_text(?::jsonb)),
-         array(select jsonb_array_elements_text(?::jsonb)), ?::jsonb, ?::jsonb, ?)`,
-      [
-        id,
-        principal.accountId,
-        values.template_id,
-        values.title,
-        values.locale,
-        JSON.stringify(values.personal ?? {}),
-        JSON.stringify(values.settings ?? {}),
-        JSON.stringify(values.section_order ?? []),
-        JSON.stringify(values.hidden_sections ?? []),
-        JSON.stringify(values.custom_sections ?? []),
-        JSON.stringify(values.resume_extra ?? {}),
-        randomBytes(24).toString('base64url'),
-      ],
-    );
+    await cvs.insert({
+      id,
+      account_id: principal.accountId,
+      template_id: values.template_id,
+      title: values.title,
+      locale: values.locale,
+      personal: values.personal,
+      settings: values.settings,
+      section_order: values.section_order,
+      hidden_sections: values.hidden_sections,
+      custom_sections: values.custom_sections,
+      resume_extra: values.resume_extra,
+      share_token: randomBytes(24).toString('base64url'),
+    });
     return id;
   }
 
   /** Replaces the given sections' rows in one statement each way. */
-  private async writeSections(tx: EntityManager, cvId: string, sections: Partial<CvSections>): Promise<void> {
+  private async writeSections(cvs: CvRepository, cvId: string, sections: Partial<CvSections>): Promise<void> {
     const replaced = Object.keys(sections);
     if (replaced.length === 0) return;
-    await tx.execute(
-      'delete from cv.cv_items where cv_id = ? and section in (select jsonb_array_elements_text(?::jsonb))',
-      [cvId, JSON.stringify(replaced)],
-    );
+    await cvs.deleteItems(cvId, replaced);
     const rows = Object.entries(sections).flatMap(([section, items]) =>
       (items as Record<string, unknown>[]).map((fields, position) => ({
         section,
@@ -489,11 +421,6 @@ export class CvService {
       })),
     );
     if (rows.length === 0) return;
-    await tx.execute(
-      `insert into cv.cv_items (cv_id, section, position, fields)
-       select ?, x.section, x.position, x.fields
-       from jsonb_to_recordset(?::jsonb) as x(section text, position integer, fields jsonb)`,
-      [cvId, JSON.stringify(rows)],
-    );
+    await cvs.insertItems(cvId, rows);
   }
 }

@@ -1,12 +1,16 @@
 import { cvMigrations } from '../../migrations/cv';
+import type { EntityManager } from '../../common/database';
 import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
 import { PHOTO_BODY_LIMIT } from '../../common/graphql-server';
-import { languageOf } from '../../common/language';
+import { languageOf, type TextLanguage } from '../../common/language';
 import { RateBudgets } from '../../common/rate-budget';
 import { Account, AccountApiKey, Company } from './account.entity';
 import { accountPlanClient } from './account-plan.client';
+import { AccountRepository } from './account.repository';
 import { AccountResolver } from './account.resolver';
+import { AccountService } from './account.service';
 import { CvAccess } from './cv-access';
+import { CvRepository } from './cv.repository';
 import { CvResolver } from './cv.resolver';
 import { CvExportResolver } from './cv-export.resolver';
 import { CvExportService } from './cv-export.service';
@@ -14,7 +18,9 @@ import { CvService } from './cv.service';
 import { DownloadMeter } from './download-meter';
 import { CvRenderer, rendererOptionsFrom } from './render/renderer';
 import { Template } from './template.entity';
+import { TemplateRepository } from './template.repository';
 import { TemplateResolver } from './template.resolver';
+import { TemplateService } from './template.service';
 
 interface CvShared {
   renderer: CvRenderer;
@@ -23,8 +29,28 @@ interface CvShared {
   close(): Promise<void>;
 }
 
-function accessOf(scope: RequestScope): CvAccess {
-  return new CvAccess(scope.headers['x-api-key'], scope.em, languageOf(scope.headers['accept-language']));
+/** The cv subgraph's services of one unit of work. */
+export interface CvServices {
+  accounts: AccountService;
+  templates: TemplateService;
+  cvs: CvService;
+}
+
+/**
+ * Each cv service on its repositories, over one EntityManager: a request's, a command's or a seed's.
+ * `language` is the one of CvService's messages; commands and seeds answer in English.
+ */
+export function cvServices(em: EntityManager, language: TextLanguage = 'en'): CvServices {
+  const templateRepository = new TemplateRepository(em);
+  return {
+    accounts: new AccountService(new AccountRepository(em)),
+    templates: new TemplateService(templateRepository),
+    cvs: new CvService(new CvRepository(em), templateRepository, language),
+  };
+}
+
+function accessOf(scope: RequestScope, accounts: AccountService): CvAccess {
+  return new CvAccess(scope.headers['x-api-key'], accounts, languageOf(scope.headers['accept-language']));
 }
 
 /** CVs: companies, accounts, templates and CVs live in the `cv` schema. */
@@ -38,8 +64,10 @@ export const cvSubgraph: SubgraphDefinition = {
   resolvers: [AccountResolver, TemplateResolver, CvResolver, CvExportResolver],
   referenceResolvers: {
     Account: {
-      __resolveReference: (reference: { id: string }, { scope }) =>
-        new AccountResolver(accessOf(scope), scope.em).reference(String(reference.id)),
+      __resolveReference: (reference: { id: string }, { scope }) => {
+        const { accounts, cvs } = cvServices(scope.em, languageOf(scope.headers['accept-language']));
+        return new AccountResolver(accessOf(scope, accounts), accounts, cvs).reference(String(reference.id));
+      },
     },
   },
   bodyLimit: PHOTO_BODY_LIMIT,
@@ -55,21 +83,21 @@ export const cvSubgraph: SubgraphDefinition = {
   },
   createResolvers: (scope) => {
     const language = languageOf(scope.headers['accept-language']);
-    const access = accessOf(scope);
+    const { accounts, templates, cvs } = cvServices(scope.em, language);
+    const access = accessOf(scope, accounts);
     const plans = accountPlanClient(scope.config, scope.redis);
-    const cvs = new CvService(scope.em, language);
     const exports = new CvExportService(
-      scope.em,
       language,
       cvs,
+      new TemplateRepository(scope.em),
       plans,
       DownloadMeter.from(scope.config),
       (scope.shared as CvShared).renderer,
       (scope.shared as CvShared).budgets,
     );
     return [
-      new AccountResolver(access, scope.em),
-      new TemplateResolver(access, scope.em, plans, scope.config.publicBaseUrl, language),
+      new AccountResolver(access, accounts, cvs),
+      new TemplateResolver(access, templates, plans, scope.config.publicBaseUrl, language),
       new CvResolver(access, cvs, plans, scope.config.publicBaseUrl),
       new CvExportResolver(access, exports, scope.requestId),
     ];

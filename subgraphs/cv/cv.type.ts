@@ -11,7 +11,7 @@ import {
   TITLE_MAX,
   emptyPersonal,
   type FieldKind,
-} from './cv.payload';
+} from '../../contracts/cv/cv.payload';
 import type { CvRow } from './cv.service';
 
 function describe(kind: FieldKind): string {

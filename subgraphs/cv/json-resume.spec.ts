@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { ValidationError } from '../../common/errors';
-import { SECTION_KEYS, cvUpdateRequest, type CvDocument } from './cv.payload';
-import { JSON_RESUME_VERSION, fromJsonResume, toJsonResume, type ResumeExtra } from './json-resume';
+import { SECTION_KEYS, cvUpdateRequest, type CvDocument } from '../../contracts/cv/cv.payload';
+import { JSON_RESUME_VERSION } from '../../contracts/cv/json-resume.version';
+import { fromJsonResume, toJsonResume, type ResumeExtra } from './json-resume';
 
 const packageFile = (name: string): unknown =>
   JSON.parse(readFileSync(require.resolve(`@jsonresume/schema/${name}`), 'utf8'));

@@ -12,7 +12,8 @@ import {
   type CvSections,
   type CvSettings,
   type SectionKey,
-} from './cv.payload';
+} from '../../contracts/cv/cv.payload';
+import { JSON_RESUME_VERSION } from '../../contracts/cv/json-resume.version';
 
 /**
  * The CV document as JSON Resume 1.2.1 and back. One table per JSON Resume object says which of
@@ -20,8 +21,6 @@ import {
  * extra, exactly what the export would not give back, so importing then exporting a resume
  * returns it unchanged and exporting then importing a CV returns the same CV with nothing extra.
  */
-
-export const JSON_RESUME_VERSION = 'v1.2.1';
 
 /**
  * What the export cannot place in JSON Resume's own fields and the import could not map, kept so

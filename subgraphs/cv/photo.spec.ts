@@ -1,7 +1,8 @@
 import { crc32 } from 'node:zlib';
 import sharp, { type Color, type Sharp } from 'sharp';
 import { ValidationError } from '../../common/errors';
-import { PHOTO_MAX_BYTES, preparePhoto, sniffPhotoType } from './photo';
+import { PHOTO_MAX_BYTES } from '../../contracts/cv/photo.limits';
+import { preparePhoto, sniffPhotoType } from './photo';
 
 const RUST = { r: 200, g: 100, b: 50 };
 const XMP = `<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">

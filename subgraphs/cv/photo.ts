@@ -1,10 +1,6 @@
 import sharp, { type Sharp } from 'sharp';
 import { ValidationError } from '../../common/errors';
-
-export const PHOTO_MAX_BYTES = 4 * 1024 * 1024;
-
-export const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
-export type PhotoType = (typeof PHOTO_TYPES)[number];
+import { PHOTO_MAX_BYTES, PHOTO_MAX_SIDE, type PhotoType } from '../../contracts/cv/photo.limits';
 
 export interface PreparedPhoto {
   data: Buffer;
@@ -13,8 +9,6 @@ export interface PreparedPhoto {
   height: number;
 }
 
-/** A CV prints the photo small; more pixels would only cost storage and bandwidth. */
-const MAX_SIDE = 1200;
 /** Checked against the header before decoding, so a few kilobytes cannot claim gigabytes of memory. */
 const MAX_MEGAPIXELS = 40;
 
@@ -38,7 +32,7 @@ export function sniffPhotoType(data: Buffer): PhotoType | null {
 }
 
 /**
- * Re-encodes an uploaded photo, upright and at most MAX_SIDE a side, in its own format. Nothing of
+ * Re-encodes an uploaded photo, upright and at most PHOTO_MAX_SIDE a side, in its own format. Nothing of
  * the upload but its pixels survives: EXIF (with GPS), XMP, IPTC and comments are all dropped.
  */
 export async function preparePhoto(data: Buffer): Promise<PreparedPhoto> {
@@ -55,7 +49,7 @@ export async function preparePhoto(data: Buffer): Promise<PreparedPhoto> {
     limitInputPixels: MAX_MEGAPIXELS * 1_000_000,
     autoOrient: true,
     animated: false,
-  }).resize(MAX_SIDE, MAX_SIDE, { fit: 'inside', withoutEnlargement: true });
+  }).resize(PHOTO_MAX_SIDE, PHOTO_MAX_SIDE, { fit: 'inside', withoutEnlargement: true });
   try {
     // Without keepMetadata/withMetadata sharp writes no metadata and converts to sRGB.
     const { data: output, info } = await ENCODERS[type](image).toBuffer({ resolveWithObject: true });

@@ -1,4 +1,4 @@
-import type { CvDocument, CvSections, SectionKey } from './cv.payload';
+import type { CvDocument, CvSections, SectionKey } from '../../contracts/cv/cv.payload';
 
 /** Arabic and English text of the kind real CVs carry, cycled through the items of each section. */
 const TEXT = {

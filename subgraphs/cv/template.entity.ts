@@ -1,5 +1,5 @@
 import { BigIntType, Entity, JsonType, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
-import type { CvSettings } from './cv.payload';
+import type { CvSettings } from '../../contracts/cv/cv.payload';
 
 /** A CV design: the platform's (no company) or a company's own. */
 @Entity({ tableName: 'templates' })

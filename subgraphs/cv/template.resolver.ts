@@ -1,12 +1,12 @@
 import { Arg, ID, Query, Resolver } from 'type-graphql';
-import type { EntityManager } from '../../common/database';
 import { NotFoundError } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
 import type { TextLanguage } from '../../common/language';
 import type { PlanClient } from '../../common/plan-client';
 import type { AccountEntitlements } from './account-plan.client';
 import { CvAccess } from './cv-access';
-import { Template } from './template.entity';
+import type { Template } from './template.entity';
+import type { TemplateService } from './template.service';
 import { TemplateType, toTemplateType } from './template.type';
 
 const TEMPLATE_NOT_FOUND: Record<TextLanguage, string> = {
@@ -18,7 +18,7 @@ const TEMPLATE_NOT_FOUND: Record<TextLanguage, string> = {
 export class TemplateResolver {
   constructor(
     private readonly access: CvAccess,
-    private readonly em: EntityManager,
+    private readonly templateService: TemplateService,
     private readonly plans: PlanClient<AccountEntitlements>,
     private readonly publicBaseUrl: string,
     private readonly language: TextLanguage,
@@ -44,13 +44,7 @@ export class TemplateResolver {
   private async visible(): Promise<{ templates: Template[]; premiumAllowed: boolean }> {
     const principal = await this.access.require();
     const [templates, entitlements] = await Promise.all([
-      this.em.find(
-        Template,
-        principal.companyId === null
-          ? { companyId: null }
-          : { $or: [{ companyId: null }, { companyId: principal.companyId }] },
-        { orderBy: [{ companyId: 'asc nulls first' }, { id: 'asc' }] },
-      ),
+      this.templateService.visibleTo(principal.companyId),
       this.plans.of(principal.accountId),
     ]);
     return { templates, premiumAllowed: entitlements.premiumTemplates };

@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import type { EntityManager } from '../../common/database';
 import { ValidationError } from '../../common/errors';
 import { fieldErrorsOf } from '../../common/validation';
-import type { CvSettings } from './cv.payload';
-import { Template } from './template.entity';
-
-/** How a template arranges a CV (docs/API-DECISIONS.md). */
-export const TEMPLATE_LAYOUTS = ['single-column', 'two-column', 'sidebar'] as const;
-export const TEMPLATE_CATEGORIES = ['professional', 'modern', 'simple', 'creative', 'academic'] as const;
+import { TEMPLATE_CATEGORIES, TEMPLATE_LAYOUTS } from '../../contracts/cv/template.limits';
+import type { CvSettings } from '../../contracts/cv/cv.payload';
+import type { Template } from './template.entity';
+import type { TemplateRepository } from './template.repository';
 
 const TEMPLATE_INPUT = z.object({
   slug: z
@@ -21,6 +18,7 @@ const TEMPLATE_INPUT = z.object({
   isPremium: z.boolean(),
 });
 
+/** What makes a template; what is left out takes the defaults of TemplateService#create. */
 export interface NewTemplate {
   companyId: number | null;
   slug: string;
@@ -95,8 +93,14 @@ export const PLATFORM_TEMPLATES: readonly NewTemplate[] = [
   },
 ];
 
+/** CV designs: the platform's seeded ones, companies' own, and which an account sees. */
 export class TemplateService {
-  constructor(private readonly em: EntityManager) {}
+  constructor(private readonly templates: TemplateRepository) {}
+
+  /** The platform's templates, then the company's own (none without a company). */
+  visibleTo(companyId: number | null): Promise<Template[]> {
+    return this.templates.listVisibleTo(companyId);
+  }
 
   async create(input: NewTemplate): Promise<Template> {
     const parsed = TEMPLATE_INPUT.safeParse({
@@ -108,12 +112,9 @@ export class TemplateService {
       isPremium: input.isPremium ?? false,
     });
     if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error));
-    const taken = await this.em.execute<{ id: string }[]>(
-      'select id from cv.templates where slug = ? and company_id is not distinct from ?',
-      [parsed.data.slug, input.companyId],
-    );
-    if (taken.length > 0) throw new ValidationError({ slug: ['The slug has already been taken.'] });
-    const template = this.em.create(Template, {
+    if (await this.templates.slugTaken(parsed.data.slug, input.companyId))
+      throw new ValidationError({ slug: ['The slug has already been taken.'] });
+    return this.templates.create({
       ...parsed.data,
       companyId: input.companyId,
       defaultSettings: input.defaultSettings ?? {
@@ -122,15 +123,13 @@ export class TemplateService {
         font_family: 'naskh',
       },
     });
-    await this.em.flush();
-    return template;
   }
 
   /** Writes the platform templates that are missing; running it again changes nothing. */
   async seedPlatform(): Promise<number> {
     let written = 0;
     for (const template of PLATFORM_TEMPLATES) {
-      const existing = await this.em.findOne(Template, { slug: template.slug, companyId: null });
+      const existing = await this.templates.findPlatformBySlug(template.slug);
       if (existing !== null) continue;
       await this.create(template);
       written += 1;

@@ -1,17 +1,11 @@
 import { RedisSubscription, type Redis } from '../../common/redis';
+import { accessChannel, type AccessChange } from '../../contracts/tickets/access-change';
 import type { Principal } from './api-key.service';
 import type { VenueEntitlements } from './venue-plan.client';
 
 const PRINCIPAL_TTL_MS = 30_000;
 const ENTITLEMENTS_TTL_MS = 60_000;
 const MAX_ENTRIES = 10_000;
-
-/** A change that makes cached access answers wrong: a revoked key or a venue's new plan. */
-export type AccessChange = { keyId: number } | { venueId: number };
-
-export function accessChannel(redisPrefix: string): string {
-  return `${redisPrefix}tickets:access-changed`;
-}
 
 /** Tells every tickets subgraph process to forget what it cached about the key or venue. */
 export async function announceAccessChange(

@@ -1,9 +1,10 @@
-import { hashApiKey, newApiKey, touchApiKey } from '../../common/api-keys';
+import { hashApiKey, newApiKey } from '../../common/api-keys';
 import type { EntityManager } from '../../common/database';
 import { NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
-import { ApiKey, TICKET_SCOPES, type TicketScope } from './api-key.entity';
-import { Branch } from './branch.entity';
+import { TICKET_SCOPES, type TicketScope } from './api-key.entity';
+import { ApiKeyRepository } from './api-key.repository';
 import { checkName } from './ticket.rules';
+import { VenueRepository } from './venue.repository';
 
 /** Every key starts with this, so a leaked one is recognisable in logs and scanners. */
 const KEY_PREFIX = 'tk_';
@@ -45,8 +46,15 @@ export function parseScopes(value: string): TicketScope[] {
   return scopes as TicketScope[];
 }
 
+/** Issues, revokes and authenticates branches' API keys. */
 export class ApiKeyService {
-  constructor(private readonly em: EntityManager) {}
+  private readonly keys: ApiKeyRepository;
+  private readonly venues: VenueRepository;
+
+  constructor(em: EntityManager) {
+    this.keys = new ApiKeyRepository(em);
+    this.venues = new VenueRepository(em);
+  }
 
   /** @param presetKey only for the local demo key, which must stay the same across restarts */
   async issue(
@@ -55,20 +63,19 @@ export class ApiKeyService {
     scopes: readonly TicketScope[] = TICKET_SCOPES,
     presetKey?: string,
   ): Promise<IssuedKey> {
-    const branch = await this.em.findOne(Branch, { id: branchId });
+    const branch = await this.venues.findBranch(branchId);
     if (branch === null) throw new NotFoundError(`Branch ${branchId} not found.`);
     const errors: FieldErrors = {};
     const trimmed = checkName(errors, 'name', name);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const { key, prefix, hash } = newApiKey(KEY_PREFIX, presetKey);
-    const apiKey = this.em.create(ApiKey, {
+    const apiKey = await this.keys.create({
       branchId,
       name: trimmed,
       scopes: [...scopes],
       prefix,
       keyHash: hash,
     });
-    await this.em.flush();
     return {
       id: apiKey.id,
       key,
@@ -80,10 +87,10 @@ export class ApiKeyService {
   }
 
   async revoke(id: number): Promise<{ id: number; revoked_at: string }> {
-    const apiKey = await this.em.findOne(ApiKey, { id });
+    const apiKey = await this.keys.find(id);
     if (apiKey === null) throw new NotFoundError(`API key ${id} not found.`);
     apiKey.revokedAt ??= new Date();
-    await this.em.flush();
+    await this.keys.save(apiKey);
     return { id, revoked_at: apiKey.revokedAt.toISOString() };
   }
 
@@ -93,26 +100,13 @@ export class ApiKeyService {
   }
 
   async authenticateHash(keyHash: Buffer): Promise<Principal | null> {
-    const rows = await this.em.execute<
-      { id: string; branch_id: string; venue_id: string; scopes: TicketScope[] }[]
-    >(
-      `select k.id, k.branch_id, b.venue_id, k.scopes
-         from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
-        where k.key_hash = ? and k.revoked_at is null`,
-      [keyHash],
-    );
-    const row = rows[0];
-    if (row === undefined) return null;
-    return {
-      keyId: Number(row.id),
-      branchId: Number(row.branch_id),
-      venueId: Number(row.venue_id),
-      scopes: row.scopes,
-    };
+    const key = await this.keys.findLiveByHash(keyHash);
+    if (key === null) return null;
+    return { keyId: key.id, branchId: key.branchId, venueId: key.venueId, scopes: key.scopes };
   }
 
   /** Records use without a write per request: at most once a minute per key and process. */
   touch(keyId: number): Promise<void> {
-    return touchApiKey(this.em, 'tickets.api_keys', keyId);
+    return this.keys.touch(keyId);
   }
 }

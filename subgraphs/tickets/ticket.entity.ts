@@ -1,14 +1,5 @@
 import { BigIntType, Entity, PrimaryKey, Property } from '@mikro-orm/core';
-
-export const TICKET_STATUSES = ['waiting', 'ready', 'collected', 'cancelled'] as const;
-export type TicketStatus = (typeof TICKET_STATUSES)[number];
-
-/** Where a ticket came from; the codes are part of the public resource (see docs/API-DECISIONS.md). */
-export enum TicketSource {
-  API = 1,
-  CASHIER = 2,
-  KIOSK = 3,
-}
+import { TicketSource, type TicketStatus } from '../../contracts/tickets/ticket.limits';
 
 @Entity({ tableName: 'tickets' })
 export class Ticket {

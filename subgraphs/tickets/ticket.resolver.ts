@@ -1,9 +1,10 @@
 import { Arg, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
-import { TOKEN_HIDDEN_FIELDS } from './events/live-event';
+import { TOKEN_HIDDEN_FIELDS } from '../../contracts/tickets/live-event';
 import { TicketAccess } from './ticket-access';
-import { DEFAULT_PER_PAGE, TICKET_LIMITS, type TicketMove } from './ticket.rules';
+import { DEFAULT_PER_PAGE, TICKET_LIMITS } from '../../contracts/tickets/ticket.limits';
+import type { TicketMove } from './ticket.rules';
 import { TicketService, type TicketRef } from './ticket.service';
 import {
   CreateTicketInput,

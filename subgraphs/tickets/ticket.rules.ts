@@ -1,21 +1,6 @@
 import { ValidationError, type FieldErrors } from '../../common/errors';
-import type { TicketStatus } from './ticket.entity';
-import { IRAQI_MOBILE_MESSAGE, normalizeIraqiMobile } from './phone';
-
-/** Maximum lengths of ticket-calling-api.md's creation request and list filters. */
-export const TICKET_LIMITS = {
-  number: 20,
-  externalId: 100,
-  customerName: 80,
-  customerPhone: 20,
-  note: 255,
-  search: 255,
-  idempotencyKey: 255,
-  perPage: 100,
-} as const;
-
-export const DEFAULT_PER_PAGE = 15;
-export const RING_INTERVAL_SECONDS = 30;
+import { TICKET_LIMITS, type TicketStatus } from '../../contracts/tickets/ticket.limits';
+import { IRAQI_MOBILE_MESSAGE, normalizeIraqiMobile } from '../../contracts/tickets/iraqi-mobile';
 
 export interface NewTicketInput {
   number?: string | null;

@@ -1,5 +1,5 @@
 import type { TextLanguage } from '../../common/language';
-import { TicketSource, type TicketStatus } from './ticket.entity';
+import { TicketSource, type TicketStatus } from '../../contracts/tickets/ticket.limits';
 
 export const STATUS_TEXT: Record<TicketStatus, Record<TextLanguage, string>> = {
   waiting: { en: 'Waiting', ar: 'قيد الانتظار' },

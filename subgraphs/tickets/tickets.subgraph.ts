@@ -6,7 +6,7 @@ import { ApiKey } from './api-key.entity';
 import { ApiKeyService } from './api-key.service';
 import { Branch } from './branch.entity';
 import { OutboxEvent } from './outbox-event.entity';
-import { TICKET_TOKEN_HEADER } from './events/live-event';
+import { TICKET_TOKEN_HEADER } from '../../contracts/tickets/live-event';
 import { TicketAccess } from './ticket-access';
 import { Ticket } from './ticket.entity';
 import { BranchResolver, TicketResolver } from './ticket.resolver';

@@ -1,8 +1,9 @@
 import type { EntityManager } from '../../common/database';
 import { NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
-import { Branch } from './branch.entity';
+import type { Branch } from './branch.entity';
 import { checkName } from './ticket.rules';
-import { Venue, type VenueLanguage } from './venue.entity';
+import type { Venue, VenueLanguage } from './venue.entity';
+import { VenueRepository } from './venue.repository';
 
 export interface NewVenue {
   name: string;
@@ -20,8 +21,13 @@ function isTimezone(value: string): boolean {
   }
 }
 
+/** Venues and their branches, as operators set them up. */
 export class VenueService {
-  constructor(private readonly em: EntityManager) {}
+  private readonly venues: VenueRepository;
+
+  constructor(em: EntityManager) {
+    this.venues = new VenueRepository(em);
+  }
 
   async create(input: NewVenue): Promise<Venue> {
     const errors: FieldErrors = {};
@@ -30,18 +36,16 @@ export class VenueService {
       errors.timezone = [`The timezone field must be an IANA time zone such as Asia/Baghdad.`];
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-    const venue = this.em.create(Venue, {
+    return this.venues.create({
       name,
       language: input.language ?? 'ar',
       timezone: input.timezone ?? 'Asia/Baghdad',
       smsEnabled: input.smsEnabled ?? false,
     });
-    await this.em.flush();
-    return venue;
   }
 
   async get(id: number): Promise<Venue> {
-    const venue = await this.em.findOne(Venue, { id });
+    const venue = await this.venues.find(id);
     if (venue === null) throw new NotFoundError(`Venue ${id} not found.`);
     return venue;
   }
@@ -49,7 +53,7 @@ export class VenueService {
   async setSms(id: number, enabled: boolean): Promise<Venue> {
     const venue = await this.get(id);
     venue.smsEnabled = enabled;
-    await this.em.flush();
+    await this.venues.save(venue);
     return venue;
   }
 
@@ -58,13 +62,11 @@ export class VenueService {
     const errors: FieldErrors = {};
     const trimmed = checkName(errors, 'name', name);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-    const branch = this.em.create(Branch, { venueId, name: trimmed });
-    await this.em.flush();
-    return branch;
+    return this.venues.createBranch(venueId, trimmed);
   }
 
   async getBranch(id: number): Promise<Branch> {
-    const branch = await this.em.findOne(Branch, { id });
+    const branch = await this.venues.findBranch(id);
     if (branch === null) throw new NotFoundError(`Branch ${id} not found.`);
     return branch;
   }

@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { PHOTO_MAX_BYTES } from '../../subgraphs/cv/photo';
+import { PHOTO_MAX_BYTES } from '../../contracts/cv/photo.limits';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { cvCaller, newCvAccount, startPlatform, type Platform } from '../support/platform';
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { loadConfig, type Config } from '../../common/config';
-import { quoteIdentifier, START_POSTGRES_HINT, UnreachableError } from '../../common/database';
+import { openSchema, type MikroORM, type SchemaModule } from '../../common/database';
+import { quoteIdentifier, START_POSTGRES_HINT, UnreachableError } from '../../common/postgres';
 
 export const TEST_DATABASE_PREFIX = 'nida_test_';
 
@@ -108,4 +109,38 @@ export function testConfig(database: TestDatabase, env: NodeJS.ProcessEnv = {}):
     INTERNAL_SECRET: TEST_INTERNAL_SECRET,
     ...env,
   });
+}
+
+/**
+ * A spec file's own database with one subgraph's schema open on it through MikroORM: created before
+ * the file's tests, closed and dropped after them. Read `orm` and `database` inside tests and hooks
+ * declared after this call, once they exist.
+ */
+export function useSchemaDatabase(module: SchemaModule): {
+  readonly orm: MikroORM;
+  readonly database: TestDatabase;
+} {
+  let database: TestDatabase | undefined;
+  let orm: MikroORM | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    orm = await openSchema(testConfig(database), module);
+  });
+  afterAll(async () => {
+    await orm?.close(true);
+    await database?.drop();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined)
+      throw new Error('the schema database is opened in beforeAll; read it in a test or a later hook');
+    return value;
+  };
+  return {
+    get orm() {
+      return ready(orm);
+    },
+    get database() {
+      return ready(database);
+    },
+  };
 }

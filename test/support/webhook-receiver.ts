@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyWebhook, type WebhookVerdict } from '../../rest-adapter/webhooks/webhook-signature';
+import { verifyWebhook, type WebhookVerdict } from '../../contracts/tickets/webhook-signature';
 
 export interface ReceivedWebhook {
   at: number;

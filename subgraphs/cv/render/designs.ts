@@ -1,4 +1,4 @@
-import type { CV_THEMES, SectionKey } from '../cv.payload';
+import type { CV_THEMES, SectionKey } from '../../../contracts/cv/cv.payload';
 import { CV_FONT, type FontFamily } from './fonts';
 
 export type CvTheme = (typeof CV_THEMES)[number];

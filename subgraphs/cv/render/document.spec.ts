@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { SECTION_KEYS, completeItem, type CvDocument } from '../cv.payload';
+import { SECTION_KEYS, completeItem, type CvDocument } from '../../../contracts/cv/cv.payload';
 import { fullCvPayload, sampleCvDocument } from '../sample-cv';
 import { PLATFORM_TEMPLATES } from '../template.service';
 import { DESIGNS, DESIGN_SLUGS, designFor, type DesignSlug } from './designs';

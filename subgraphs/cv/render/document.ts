@@ -6,7 +6,8 @@ import {
   type CvDocument,
   type CvItem,
   type SectionKey,
-} from '../cv.payload';
+} from '../../../contracts/cv/cv.payload';
+import { PHOTO_TYPES as PHOTO_TYPE_LIST } from '../../../contracts/cv/photo.limits';
 import { BASE_CSS, designFor, type CvTheme } from './designs';
 import { fontFaceCss, fontNeedsOf, type FontFamily } from './fonts';
 import {
@@ -18,6 +19,7 @@ import {
   type CvLabels,
   type CvLocale,
 } from './format';
+import { DATE, MONTH } from '../../../common/patterns';
 
 /** Everything one rendering of a CV needs; the document is the payload as `GET /cvs/{uuid}` shows it. */
 export interface RenderInput {
@@ -29,9 +31,7 @@ export interface RenderInput {
 }
 
 /** The types photo.ts stores; anything else would be an unknown thing in a data: URI. */
-const PHOTO_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);
-const MONTH_VALUE = /^[0-9]{4}-(0[1-9]|1[0-2])$/;
-const DATE_VALUE = /^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/;
+const PHOTO_TYPES = new Set<string>(PHOTO_TYPE_LIST);
 
 interface Context {
   locale: CvLocale;
@@ -85,7 +85,7 @@ function paragraphs(value: string, className: string, ctx: Context): Html {
 }
 
 function month(value: string, ctx: Context): Html {
-  const datetime = MONTH_VALUE.test(value) ? ` datetime="${escapeHtml(value)}"` : '';
+  const datetime = MONTH.test(value) ? ` datetime="${escapeHtml(value)}"` : '';
   return `<time${datetime}>${escapeHtml(formatMonth(value, ctx.locale))}</time>`;
 }
 
@@ -327,7 +327,7 @@ function contactLines(document: CvDocument, ctx: Context): ContactLine[] {
       labels.birthDate,
       birth === null
         ? null
-        : `<bdi dir="${ctx.dir}"><time${DATE_VALUE.test(birth) ? ` datetime="${escapeHtml(birth)}"` : ''}>` +
+        : `<bdi dir="${ctx.dir}"><time${DATE.test(birth) ? ` datetime="${escapeHtml(birth)}"` : ''}>` +
           `${escapeHtml(formatDate(birth, ctx.locale))}</time></bdi>`,
     ],
   ];

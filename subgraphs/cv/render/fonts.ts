@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { CV_FONT_FAMILIES } from '../cv.payload';
+import type { CV_FONT_FAMILIES } from '../../../contracts/cv/cv.payload';
 
 export type FontFamily = (typeof CV_FONT_FAMILIES)[number];
 

@@ -1,4 +1,5 @@
-import type { SectionKey } from '../cv.payload';
+import type { SectionKey } from '../../../contracts/cv/cv.payload';
+import { DATE, MONTH } from '../../../common/patterns';
 
 /** The two languages a CV is written in; each picks its direction, words and month names. */
 export type CvLocale = 'ar' | 'en';
@@ -26,19 +27,16 @@ const MONTHS: Record<CvLocale, readonly string[]> = {
   en: ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'],
 };
 
-const MONTH_VALUE = /^([0-9]{4})-(0[1-9]|1[0-2])$/;
-const DATE_VALUE = /^([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$/;
-
 /** `2021-03` → "آذار 2021" / "Mar 2021"; anything else is shown as stored rather than lost. */
 export function formatMonth(value: string, locale: CvLocale): string {
-  const match = MONTH_VALUE.exec(value);
+  const match = MONTH.exec(value);
   if (match === null) return value;
   return `${MONTHS[locale][Number(match[2]) - 1]!} ${match[1]!}`;
 }
 
 /** `1990-04-17` → "17 نيسان 1990" / "17 Apr 1990". */
 export function formatDate(value: string, locale: CvLocale): string {
-  const match = DATE_VALUE.exec(value);
+  const match = DATE.exec(value);
   if (match === null) return value;
   return `${Number(match[3])} ${MONTHS[locale][Number(match[2]) - 1]!} ${match[1]!}`;
 }

@@ -1,5 +1,6 @@
-import type { EntityManager, MikroORM } from '../../../common/database';
+import type { MikroORM } from '../../../common/database';
 import type { Logger } from '../../../common/logger';
+import { DeliveryRepository, type DeliveryTableName } from './delivery.repository';
 import { QueueUnavailableError, type JobQueues, type QueueName } from './job-queues';
 
 /** The document's limit for webhooks, used for SMS too: up to 5 retries after the first attempt. */
@@ -14,7 +15,7 @@ const SWEEP_MS = 2_000;
 
 /** A table of delivery rows: `pending` → busy (claimed by a worker) → settled. */
 export interface DeliveryTable {
-  table: 'tickets.webhook_deliveries' | 'tickets.sms_messages' | 'tickets.push_messages';
+  table: DeliveryTableName;
   queue: QueueName;
   busyStatus: 'delivering' | 'sending';
 }
@@ -40,27 +41,19 @@ export const PUSH_ROWS: DeliveryTable = {
  * for the worker to deliver itself.
  */
 export async function sweepOverdue(
-  em: EntityManager,
+  deliveries: DeliveryRepository,
   queues: JobQueues,
   rows: DeliveryTable,
 ): Promise<number[]> {
-  await em.execute(
-    `update ${rows.table} set status = 'pending', locked_until = null, updated_at = now()
-      where status = ? and locked_until < now()`,
-    [rows.busyStatus],
-  );
-  const due = await em.execute<{ id: string; attempts: number }[]>(
-    `select id, attempts from ${rows.table}
-      where status = 'pending' and next_attempt_at <= now() - interval '2 seconds'
-      order by next_attempt_at limit 500`,
-  );
+  await deliveries.releaseExpiredClaims(rows.table, rows.busyStatus);
+  const due = await deliveries.overdue(rows.table);
   for (const [index, row] of due.entries()) {
     try {
-      await queues.enqueue(rows.queue, Number(row.id), row.attempts);
+      await queues.enqueue(rows.queue, row.id, row.attempts);
     } catch (error) {
       if (!(error instanceof QueueUnavailableError)) throw error;
       // One refusal is enough to know: the rest would wait for the same absent Redis.
-      return due.slice(index).map((r) => Number(r.id));
+      return due.slice(index).map((r) => r.id);
     }
   }
   return [];
@@ -95,6 +88,11 @@ export abstract class DeliveryRowWorker {
   /** Attempts the row once; a job for a row with nothing left to do does nothing. */
   abstract deliver(id: number): Promise<void>;
 
+  /** The delivery rows through an EntityManager of their own, one per job or write. */
+  protected deliveries(): DeliveryRepository {
+    return new DeliveryRepository(this.orm.em.fork());
+  }
+
   /**
    * One sweep at a time: while the queue is away a sweep delivers the due rows itself, as many at
    * once as the queue would, and may outlast the interval. Deliveries go on without Redis, each a
@@ -104,7 +102,7 @@ export abstract class DeliveryRowWorker {
     if (this.sweeping) return;
     this.sweeping = true;
     try {
-      const unqueued = await sweepOverdue(this.orm.em.fork(), this.queues, this.rows);
+      const unqueued = await sweepOverdue(this.deliveries(), this.queues, this.rows);
       await Promise.all(
         Array.from({ length: Math.min(this.concurrency, unqueued.length) }, async () => {
           for (let id = unqueued.shift(); id !== undefined; id = unqueued.shift()) {

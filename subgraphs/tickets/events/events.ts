@@ -4,6 +4,7 @@ import { HttpService } from '../../../common/http-service';
 import { createLogger } from '../../../common/logger';
 import { stopOnce, type Running } from '../../../common/process';
 import { connectRedis, type Redis } from '../../../common/redis';
+import { OutboxRepository } from '../outbox.repository';
 import { ticketsSubgraph } from '../tickets.subgraph';
 import { JobQueues } from './job-queues';
 import { OutboxRelay } from './outbox-relay';
@@ -54,7 +55,7 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
   }
 
   const service = HttpService.forPlatform(config, 'tickets-events', logger, {
-    postgres: () => orm.em.getConnection().execute('select 1'),
+    postgres: () => new OutboxRepository(orm.em).ping(),
     redis,
   });
   const port = await service.listen(config.eventsPort, config.listenHost);

@@ -1,29 +1,20 @@
 import { Client } from 'pg';
 import type { Config } from '../../../common/config';
-import type { TextLanguage } from '../../../common/language';
-import type { EntityManager, MikroORM } from '../../../common/database';
+import type { MikroORM } from '../../../common/database';
 import type { Logger } from '../../../common/logger';
 import type { Redis } from '../../../common/redis';
 import { isDatabaseUnavailable } from '../../../common/database-errors';
 import type { JobQueues, QueueName } from './job-queues';
 import { pushText, smsText } from './sms-text';
-import type { FeedbackPayload } from '../outbox';
-import { liveEventsChannel, type LiveEvent } from './live-event';
+import { listenToOutbox, OutboxRepository, type OutboxRow, type RelayWrites } from '../outbox.repository';
+import type { VenueRepository } from '../venue.repository';
+import { liveEventsChannel, type LiveEvent } from '../../../contracts/tickets/live-event';
 import { liveTicketOf, ticketOfSnapshot, webhookBody } from './webhook-body';
 
 const BATCH = 100;
 const POLL_MS = 1_000;
 /** A connect that hangs (a server shutting down) must not hold the listener's reconnect loop. */
 const LISTEN_CONNECT_TIMEOUT_MS = 3_000;
-
-interface OutboxRow {
-  id: string;
-  event_id: string;
-  event: string;
-  venue_id: string;
-  ticket_id: string | null;
-  payload: { ticket: Record<string, unknown>; feedback?: FeedbackPayload };
-}
 
 /**
  * Turns committed outbox rows into deliveries and live events. Each pass, in one transaction: lock
@@ -103,15 +94,11 @@ export class OutboxRelay {
 
   private async pass(): Promise<{ relayed: number; published: number }> {
     const queued: { name: QueueName; id: number }[] = [];
-    const em = this.orm.em.fork();
-    const counts = await em.transactional(async (tx) => {
-      const rows = await tx.execute<OutboxRow[]>(
-        `select id, event_id, event, venue_id, ticket_id, payload from tickets.outbox
-          where relayed_at is null order by id limit ${BATCH} for update skip locked`,
-      );
+    const counts = await new OutboxRepository(this.orm.em.fork()).transaction(async (tx) => {
+      const rows = await tx.outbox.lockUnrelayed(BATCH);
       for (const row of rows) queued.push(...(await this.writeDeliveries(tx, row)));
-      await this.mark(tx, 'relayed_at', rows);
-      return { relayed: rows.length, published: await this.publish(tx) };
+      await tx.outbox.markRelayed(rows);
+      return { relayed: rows.length, published: await this.publish(tx.outbox) };
     });
     await this.enqueue(queued);
     if (counts.relayed > 0 || counts.published > 0) this.logger.debug(counts, 'relayed outbox events');
@@ -119,47 +106,24 @@ export class OutboxRelay {
   }
 
   /** The webhook deliveries, SMS and push messages of one event; answers the jobs to enqueue. */
-  private async writeDeliveries(
-    tx: EntityManager,
-    row: OutboxRow,
-  ): Promise<{ name: QueueName; id: number }[]> {
+  private async writeDeliveries(tx: RelayWrites, row: OutboxRow): Promise<{ name: QueueName; id: number }[]> {
     const queued: { name: QueueName; id: number }[] = [];
     const ticket = ticketOfSnapshot(row.payload.ticket);
     const graph = liveTicketOf(ticket, this.config.publicBaseUrl);
     const body = webhookBody(row.event_id, row.event, graph.en, row.payload.feedback);
-    const deliveries = await tx.execute<{ id: string }[]>(
-      `insert into tickets.webhook_deliveries (endpoint_id, event_id, event, body)
-       select e.id, ?, ?, ? from tickets.webhook_endpoints e
-        where e.venue_id = ? and e.deleted_at is null and ? = any(e.events)
-       on conflict (endpoint_id, event_id) do nothing
-       returning id`,
-      [row.event_id, row.event, body, row.venue_id, row.event],
-    );
-    for (const d of deliveries) queued.push({ name: 'webhooks', id: Number(d.id) });
+    const venueId = Number(row.venue_id);
+    const deliveries = await tx.deliveries.insertWebhookDeliveries(row.event_id, row.event, body, venueId);
+    for (const id of deliveries) queued.push({ name: 'webhooks', id });
     if (row.event === 'ticket.ready' && row.ticket_id !== null) {
-      const sms = await tx.execute<{ id: string }[]>(
-        `insert into tickets.sms_messages (ticket_id, event_id, "to", "text")
-         select t.id, ?, t.customer_phone, ? from tickets.tickets t
-           join tickets.branches b on b.id = t.branch_id
-           join tickets.venues v on v.id = b.venue_id
-          where t.id = ? and t.customer_phone is not null and v.sms_enabled
-         on conflict (ticket_id) do nothing
-         returning id`,
-        [row.event_id, await this.smsTextOf(tx, row), row.ticket_id],
-      );
-      for (const s of sms) queued.push({ name: 'sms', id: Number(s.id) });
+      const text = await this.smsTextOf(tx.venues, row);
+      const sms = await tx.deliveries.insertSms(row.event_id, text, Number(row.ticket_id));
+      for (const id of sms) queued.push({ name: 'sms', id });
     }
     if ((row.event === 'ticket.ready' || row.event === 'ticket.rung') && row.ticket_id !== null) {
-      const venue = await this.venueOf(tx, row);
+      const venue = await tx.venues.textsOf(venueId);
       const { title, body: text } = pushText(venue.language, row.event, ticket.number, venue.name);
-      const pushes = await tx.execute<{ id: string }[]>(
-        `insert into tickets.push_messages (subscription_id, event_id, title, body)
-         select s.id, ?, ?, ? from tickets.push_subscriptions s where s.ticket_id = ?
-         on conflict (subscription_id, event_id) do nothing
-         returning id`,
-        [row.event_id, title, text, row.ticket_id],
-      );
-      for (const p of pushes) queued.push({ name: 'push', id: Number(p.id) });
+      const pushes = await tx.deliveries.insertPushMessages(row.event_id, title, text, Number(row.ticket_id));
+      for (const id of pushes) queued.push({ name: 'push', id });
     }
     return queued;
   }
@@ -169,14 +133,10 @@ export class OutboxRelay {
    * ticket's latest state even after an outage; stops at the first failure and answers how many
    * went out.
    */
-  private async publish(tx: EntityManager): Promise<number> {
+  private async publish(outbox: OutboxRepository): Promise<number> {
     // ioredis fails at once while Redis is away (common/redis.ts); checking first spares the query.
     if (this.redis.status !== 'ready') return this.held(0, new Error(`Redis is ${this.redis.status}`));
-    const rows = await tx.execute<OutboxRow[]>(
-      `select id, event_id, event, venue_id, ticket_id, payload from tickets.outbox
-        where published_at is null and relayed_at is not null
-        order by id limit ${BATCH} for update skip locked`,
-    );
+    const rows = await outbox.lockUnpublished(BATCH);
     const published: OutboxRow[] = [];
     for (const row of rows) {
       const ticket = ticketOfSnapshot(row.payload.ticket);
@@ -192,12 +152,12 @@ export class OutboxRelay {
       try {
         await this.redis.publish(liveEventsChannel(this.config.redisPrefix), JSON.stringify(live));
       } catch (error) {
-        await this.mark(tx, 'published_at', published);
+        await outbox.markPublished(published);
         return this.held(published.length, error);
       }
       published.push(row);
     }
-    await this.mark(tx, 'published_at', published);
+    await outbox.markPublished(published);
     if (this.publishingHeld) {
       this.publishingHeld = false;
       this.logger.info({ published: published.length }, 'live events are published again, held ones first');
@@ -216,14 +176,6 @@ export class OutboxRelay {
     return count;
   }
 
-  private async mark(tx: EntityManager, column: 'relayed_at' | 'published_at', rows: OutboxRow[]) {
-    if (rows.length === 0) return;
-    await tx.execute(
-      `update tickets.outbox set ${column} = now() where id in (${rows.map(() => '?').join(',')})`,
-      rows.map((r) => r.id),
-    );
-  }
-
   /** Wake-ups for the workers; with the queue away the first failure ends the attempt. */
   private async enqueue(queued: { name: QueueName; id: number }[]): Promise<void> {
     for (const job of queued) {
@@ -236,20 +188,9 @@ export class OutboxRelay {
     }
   }
 
-  private async smsTextOf(tx: EntityManager, row: OutboxRow): Promise<string> {
-    const venue = await this.venueOf(tx, row);
+  private async smsTextOf(venues: VenueRepository, row: OutboxRow): Promise<string> {
+    const venue = await venues.textsOf(Number(row.venue_id));
     return smsText(venue.language, String(row.payload.ticket.number), venue.name);
-  }
-
-  private async venueOf(
-    tx: EntityManager,
-    row: OutboxRow,
-  ): Promise<{ name: string; language: TextLanguage }> {
-    const [venue] = await tx.execute<{ name: string; language: TextLanguage }[]>(
-      'select name, language from tickets.venues where id = ?',
-      [row.venue_id],
-    );
-    return { name: venue?.name ?? '', language: venue?.language ?? 'ar' };
   }
 
   /**
@@ -276,7 +217,7 @@ export class OutboxRelay {
     client.on('notification', () => this.wake());
     try {
       await client.connect();
-      await client.query('listen tickets_outbox');
+      await listenToOutbox(client);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;

@@ -3,6 +3,7 @@ import type { Config } from '../../../common/config';
 import type { MikroORM } from '../../../common/database';
 import type { Logger } from '../../../common/logger';
 import { DeliveryRowWorker, PUSH_ROWS, retryDelayMs } from './delivery-rows';
+import type { ClaimedPush } from './delivery.repository';
 import type { JobQueues } from './job-queues';
 import { checkWebhookUrlForm, postToVetted, vetWebhookHost, type PostOutcome } from './webhook-url';
 
@@ -12,18 +13,6 @@ const SEND_TIMEOUT_MS = 10_000;
 const PUSH_RETRY_SCHEDULE_MS = [5_000, 30_000];
 /** How long a push service may hold a notification for a phone that is offline. */
 const TTL_SECONDS = 300;
-
-interface ClaimedPush {
-  id: string;
-  subscription_id: string;
-  title: string;
-  body: string;
-  token: string;
-  attempts: number;
-  endpoint: string;
-  p256dh: string;
-  auth: string;
-}
 
 /**
  * Sends the Web Push notifications of ready and ring to the browsers that subscribed on the ticket
@@ -42,24 +31,14 @@ export class PushWorker extends DeliveryRowWorker {
   }
 
   async deliver(id: number): Promise<void> {
-    const em = this.orm.em.fork();
-    const [claimed] = await em.execute<ClaimedPush[]>(
-      `with claimed as (
-         update tickets.push_messages set status = 'sending', updated_at = now(),
-                locked_until = now() + make_interval(secs => ?)
-          where id = ? and status = 'pending' and next_attempt_at <= now() + interval '1 second'
-          returning id, subscription_id, title, body, attempts)
-       select c.*, s.endpoint, s.p256dh, s.auth, t.token
-         from claimed c join tickets.push_subscriptions s on s.id = c.subscription_id
-         join tickets.tickets t on t.id = s.ticket_id`,
-      [Math.ceil(SEND_TIMEOUT_MS / 1000) + 30, id],
-    );
+    const deliveries = this.deliveries();
+    const claimed = await deliveries.claimPush(id, Math.ceil(SEND_TIMEOUT_MS / 1000) + 30);
     if (claimed === undefined) return;
     const attempts = claimed.attempts + 1;
     const outcome = await this.send(claimed);
     const status = outcome.statusCode;
     if (status === 404 || status === 410) {
-      await em.execute('delete from tickets.push_subscriptions where id = ?', [claimed.subscription_id]);
+      await deliveries.deletePushSubscription(claimed.subscription_id);
       this.logger.info({ push: Number(claimed.id), status }, 'push subscription gone; removed');
       return;
     }
@@ -119,11 +98,6 @@ export class PushWorker extends DeliveryRowWorker {
     error: string | null,
     nextAt = new Date(),
   ): Promise<void> {
-    await this.orm.em.fork().execute(
-      `update tickets.push_messages set status = ?, attempts = ?, last_error = ?, next_attempt_at = ?,
-              sent_at = case when ? = 'sent' then now() else sent_at end,
-              locked_until = null, updated_at = now() where id = ?`,
-      [status, attempts, error, nextAt, status, id],
-    );
+    await this.deliveries().settlePush(id, status, attempts, error, nextAt);
   }
 }

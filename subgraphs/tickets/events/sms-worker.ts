@@ -11,15 +11,6 @@ import type { JobQueues } from './job-queues';
 const CONCURRENCY = 4;
 const SEND_TIMEOUT_MS = 10_000;
 
-interface ClaimedSms {
-  id: string;
-  event_id: string;
-  to: string;
-  text: string;
-  attempts: number;
-  venue_id: string;
-}
-
 /** Hands one text to the provider; resolves when it accepted it, throws when it did not. */
 export interface SmsDriver {
   send(message: { id: string; to: string; text: string }): Promise<void>;
@@ -80,17 +71,8 @@ export class SmsWorker extends DeliveryRowWorker {
   }
 
   async deliver(id: number): Promise<void> {
-    const em = this.orm.em.fork();
-    const [claimed] = await em.execute<ClaimedSms[]>(
-      `with claimed as (
-         update tickets.sms_messages set status = 'sending', updated_at = now(),
-                locked_until = now() + make_interval(secs => ?)
-          where id = ? and status = 'pending' and next_attempt_at <= now() + interval '1 second'
-          returning id, event_id, ticket_id, "to", "text", attempts)
-       select c.id, c.event_id, c."to", c."text", c.attempts, b.venue_id
-         from claimed c join tickets.tickets t on t.id = c.ticket_id join tickets.branches b on b.id = t.branch_id`,
-      [Math.ceil(SEND_TIMEOUT_MS / 1000) + 30, id],
-    );
+    const deliveries = this.deliveries();
+    const claimed = await deliveries.claimSms(id, Math.ceil(SEND_TIMEOUT_MS / 1000) + 30);
     if (claimed === undefined) return;
     const attempts = claimed.attempts + 1;
     let error: string | null = null;
@@ -105,18 +87,7 @@ export class SmsWorker extends DeliveryRowWorker {
       error = (failure as Error).message;
     }
     if (error === null) {
-      await em.transactional(async (tx) => {
-        await tx.execute(
-          `update tickets.sms_messages set status = 'sent', sent_at = now(), attempts = ?, last_error = null,
-                  locked_until = null, updated_at = now() where id = ?`,
-          [attempts, claimed.id],
-        );
-        await tx.execute(
-          `update tickets.tickets set sms_sent = true, updated_at = now()
-            where id = (select ticket_id from tickets.sms_messages where id = ?)`,
-          [claimed.id],
-        );
-      });
+      await deliveries.recordSmsSent(claimed.id, attempts);
       this.logger.info({ sms: Number(claimed.id), attempt: attempts }, 'sms accepted by the provider');
       return;
     }
@@ -137,10 +108,6 @@ export class SmsWorker extends DeliveryRowWorker {
     error: string,
     nextAt = new Date(),
   ): Promise<void> {
-    await this.orm.em.fork().execute(
-      `update tickets.sms_messages set status = ?, attempts = ?, last_error = ?, next_attempt_at = ?,
-              locked_until = null, updated_at = now() where id = ?`,
-      [status, attempts, error, nextAt, id],
-    );
+    await this.deliveries().settleSms(id, status, attempts, error, nextAt);
   }
 }

@@ -18,6 +18,13 @@ export const WEBHOOK_EVENTS = [...DOCUMENTED_EVENTS, 'ticket.rung'] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/** The customer's rating as an event carries it, in the document's snake_case. */
+export interface FeedbackPayload {
+  rating: number;
+  comment: string | null;
+  created_at: string;
+}
+
 /** What an endpoint created without --events receives. */
 export const DEFAULT_ENDPOINT_EVENTS: readonly WebhookEvent[] = DOCUMENTED_EVENTS;
 

@@ -1,10 +1,13 @@
-import { toTicketResource, type GraphTicket } from '../../../rest-adapter/tickets/ticket.resource';
-import type { TicketResource } from '../../../rest-adapter/tickets/tickets.schemas';
+import {
+  toTicketResource,
+  type GraphTicket,
+  type TicketResource,
+} from '../../../contracts/tickets/ticket.resource';
 import { Ticket } from '../ticket.entity';
 import type { TextLanguage } from '../../../common/language';
 import { toTicketType } from '../ticket.type';
-import type { FeedbackPayload } from '../outbox';
-import type { LiveTicket } from './live-event';
+import type { FeedbackPayload } from './ticket-events';
+import type { LiveTicket } from '../../../contracts/tickets/live-event';
 
 const DATE_FIELDS = [
   'linkedAt',

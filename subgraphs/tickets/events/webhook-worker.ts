@@ -7,25 +7,14 @@ import {
   SIGNATURE_HEADER,
   signWebhook,
   TIMESTAMP_HEADER,
-} from '../../../rest-adapter/webhooks/webhook-signature';
+} from '../../../contracts/tickets/webhook-signature';
 import type { JobQueues } from './job-queues';
 import { DeliveryRowWorker, MAX_RETRIES, retryDelayMs, WEBHOOK_ROWS } from './delivery-rows';
+import type { ClaimedDelivery } from './delivery.repository';
 import { unseal } from './secret-box';
 import { checkWebhookUrlForm, postToVetted, vetWebhookHost, type PostOutcome } from './webhook-url';
 
 const CONCURRENCY = 16;
-
-interface ClaimedDelivery {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event: string;
-  body: string;
-  attempts: number;
-  url: string;
-  secret_sealed: Buffer;
-  deleted_at: Date | null;
-}
 
 /**
  * Delivers webhook rows: claims one (so two workers never send the same attempt), signs the
@@ -43,18 +32,9 @@ export class WebhookWorker extends DeliveryRowWorker {
   }
 
   async deliver(id: number): Promise<void> {
-    const em = this.orm.em.fork();
+    const deliveries = this.deliveries();
     const lockSeconds = Math.ceil(this.config.webhooks.timeoutMs / 1000) + 30;
-    const [claimed] = await em.execute<ClaimedDelivery[]>(
-      `with claimed as (
-         update tickets.webhook_deliveries set status = 'delivering', updated_at = now(),
-                locked_until = now() + make_interval(secs => ?)
-          where id = ? and status = 'pending' and next_attempt_at <= now() + interval '1 second'
-          returning id, endpoint_id, event_id, event, body, attempts)
-       select c.*, e.url, e.secret_sealed, e.deleted_at
-         from claimed c join tickets.webhook_endpoints e on e.id = c.endpoint_id`,
-      [lockSeconds, id],
-    );
+    const claimed = await deliveries.claimWebhook(id, lockSeconds);
     if (claimed === undefined) return;
     const started = new Date();
     const outcome: PostOutcome =
@@ -68,18 +48,15 @@ export class WebhookWorker extends DeliveryRowWorker {
     const nextAt = new Date(Date.now() + retryDelayMs(this.config.webhooks.retryScheduleMs, attempts));
     const status = delivered ? 'succeeded' : finalFailure ? 'failed' : 'pending';
 
-    await em.transactional(async (tx) => {
-      await tx.execute(
-        `insert into tickets.webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
-         values (?, (select coalesce(max(attempt), 0) + 1 from tickets.webhook_attempts where delivery_id = ?), ?, ?, ?, ?)`,
-        [claimed.id, claimed.id, started, durationMs, outcome.statusCode, outcome.error],
-      );
-      await tx.execute(
-        `update tickets.webhook_deliveries
-            set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, updated_at = now()
-          where id = ?`,
-        [status, attempts, nextAt, claimed.id],
-      );
+    await deliveries.recordWebhookAttempt({
+      deliveryId: claimed.id,
+      startedAt: started,
+      durationMs,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      status,
+      attempts,
+      nextAt,
     });
     this.logger.info(
       {

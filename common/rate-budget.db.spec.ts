@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { freePorts } from '../test/support/processes';
+import { awayFromWindowEdge } from '../test/support/wait';
+import {
+  KnownCredentials,
+  rateLimitHeaders,
+  RateBudgets,
+  ticketKeyIdentity,
+  type RatePolicy,
+} from './rate-budget';
+import { connectRedis } from './redis';
+
+/** A logger whose lines are kept, to see what a budget warns about. */
+function recordingLogger() {
+  const lines: { level: number; msg: string }[] = [];
+  const logger = pino(
+    { level: 'warn' },
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as { level: number; msg: string });
+        done();
+      },
+    }),
+  );
+  return { logger, lines };
+}
+
+const POLICY: RatePolicy = { name: 'tickets', quota: 3, windowSeconds: 60 };
+
+describe('RateBudgets on a real Redis', () => {
+  let redis: Redis;
+  const prefix = `test:rate-budget:${randomUUID()}:`;
+
+  beforeAll(async () => {
+    redis = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'rate-budget-spec');
+  });
+
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('lets the quota through, then refuses with the seconds left in the window', async () => {
+    await awayFromWindowEdge(60, 5);
+    const budgets = new RateBudgets(redis, prefix, recordingLogger().logger);
+    const who = ticketKeyIdentity('Bearer tk_spec');
+    const decisions = [];
+    for (let i = 0; i < 4; i += 1) decisions.push(await budgets.take(POLICY, who));
+    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
+    const headers = rateLimitHeaders([decisions[3]!]);
+    expect(headers['RateLimit-Policy']).toBe('"tickets";q=3;w=60');
+    expect(headers.RateLimit).toMatch(/^"tickets";r=0;t=\d+$/);
+    expect(Number(headers['Retry-After'])).toBeGreaterThan(0);
+    // Another identity has its own count.
+    expect((await budgets.take(POLICY, ticketKeyIdentity('Bearer tk_other'))).remaining).toBe(2);
+  });
+
+  it('keeps counting after Redis forgets its scripts (a restart or SCRIPT FLUSH)', async () => {
+    await awayFromWindowEdge(60, 5);
+    const budgets = new RateBudgets(redis, prefix, recordingLogger().logger);
+    const who = ticketKeyIdentity('Bearer tk_flushed');
+    expect((await budgets.take(POLICY, who)).remaining).toBe(2);
+    await redis.script('FLUSH');
+    expect((await budgets.take(POLICY, who)).remaining).toBe(1);
+    expect((await budgets.take(POLICY, who)).remaining).toBe(0);
+  });
+
+  it('remembers what the graph said of a credential, and that it refused one', async () => {
+    const known = new KnownCredentials(redis, prefix);
+    let asked = 0;
+    const lookup = (answer: string | null) => () => {
+      asked += 1;
+      return Promise.resolve(answer);
+    };
+    expect(await known.of('cv', 'cv_key_a', lookup('account:7'))).toBe('account:7');
+    expect(await known.of('cv', 'cv_key_a', lookup('account:8'))).toBe('account:7');
+    expect(await known.of('cv', 'cv_invented', lookup(null))).toBeNull();
+    expect(await known.of('cv', 'cv_invented', lookup('account:9'))).toBeNull();
+    expect(asked).toBe(2);
+    // Another process (a new instance) reads the same answers from Redis.
+    expect(await new KnownCredentials(redis, prefix).recall('cv', 'cv_key_a')).toBe('account:7');
+    // A lookup that could not tell is not remembered.
+    const failing = () => Promise.reject(new Error('gateway away'));
+    expect(await known.of('tickets', 'Bearer tk_x', failing)).toBeNull();
+    expect(await known.recall('tickets', 'Bearer tk_x')).toBeUndefined();
+  });
+});
+
+describe('RateBudgets without Redis', () => {
+  it('lets every request through uncounted and warns once, not per request', async () => {
+    const [port] = (await freePorts(1)) as [number];
+    const away = new Redis(`redis://127.0.0.1:${port}`, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    away.on('error', () => undefined);
+    const { logger, lines } = recordingLogger();
+    const budgets = new RateBudgets(away, 'test:', logger);
+    const started = Date.now();
+    for (let i = 0; i < 5; i += 1) {
+      const decision = await budgets.take(POLICY, 'key:x');
+      expect(decision).toEqual({ policy: POLICY, allowed: true });
+      expect(rateLimitHeaders([decision])).toEqual({ 'RateLimit-Policy': '"tickets";q=3;w=60' });
+    }
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(lines.filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
+      'rate limits are not enforced: their counts in Redis cannot be reached (failing open)',
+    ]);
+    const known = new KnownCredentials(away, 'test:');
+    expect(await known.of('cv', 'cv_key', () => Promise.resolve('account:1'))).toBe('account:1');
+    away.disconnect();
+  });
+});

@@ -1,0 +1,12 @@
+/**
+ * The Redis channel on which the tickets side announces that cached access answers went wrong:
+ * a key was revoked or a venue's plan changed. Tickets processes forget what they cached; the
+ * gateway closes the live subscriptions that relied on it.
+ */
+
+/** A change that makes cached access answers wrong: a revoked key or a venue's new plan. */
+export type AccessChange = { keyId: number } | { venueId: number };
+
+export function accessChannel(redisPrefix: string): string {
+  return `${redisPrefix}tickets:access-changed`;
+}

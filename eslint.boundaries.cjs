@@ -1,0 +1,52 @@
+// @ts-check
+/**
+ * The dependency rule (docs/ARCHITECTURE.md): doors (rest-adapter, gateway) never reach into a
+ * domain (subgraphs/<x>), a domain never reaches a door or another domain, and common/ and
+ * contracts/ know neither. Tools and benchmarks may use anything but tests.
+ */
+const DOMAINS = ['tickets', 'cv', 'billing'];
+const DOORS = ['./rest-adapter', './gateway'];
+const OUTSIDE_THE_LAYERS = ['./tools', './bench', './test'];
+const BOUNDARY_ZONES = [
+  ...DOMAINS.map((domain) => ({
+    target: `./subgraphs/${domain}`,
+    from: [
+      ...DOORS,
+      ...OUTSIDE_THE_LAYERS,
+      ...DOMAINS.filter((other) => other !== domain).flatMap((other) => [
+        `./subgraphs/${other}`,
+        `./migrations/${other}`,
+      ]),
+    ],
+    message: `subgraphs/${domain} is a domain: it never imports a door, another domain or tools; what two sides share belongs in contracts/.`,
+  })),
+  {
+    target: DOORS,
+    from: ['./subgraphs', './migrations', ...OUTSIDE_THE_LAYERS],
+    message:
+      'A door knows the graph, never a subgraph’s insides: take what both sides agree on from contracts/.',
+  },
+  {
+    target: ['./common', './contracts'],
+    from: [...DOORS, './subgraphs', './migrations', ...OUTSIDE_THE_LAYERS],
+    message: 'common/ and contracts/ know no door, no domain, no tool and no test.',
+  },
+  {
+    target: './common',
+    from: './contracts',
+    message: 'common/ sits below contracts/: contracts import common, never the reverse.',
+  },
+  {
+    target: ['./tools', './bench', './migrations'],
+    from: './test',
+    message: 'Only tests import test/.',
+  },
+];
+
+/** Spec files beside the code keep every boundary but may use the helpers in test/. */
+const SPEC_BOUNDARY_ZONES = BOUNDARY_ZONES.flatMap((zone) => {
+  const from = [zone.from].flat().filter((path) => path !== './test');
+  return from.length === 0 ? [] : [{ ...zone, from }];
+});
+
+module.exports = { BOUNDARY_ZONES, SPEC_BOUNDARY_ZONES };

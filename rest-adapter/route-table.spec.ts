@@ -1,0 +1,27 @@
+import { CV_DOCUMENT_ROUTES } from './cv/cv.routes';
+import { ADAPTER_OPERATIONS } from './graph-client';
+import { CV_PAGE_ROUTES } from './public/cv-pages.routes';
+import { TICKET_PAGE_ROUTES, TICKET_PAGE_TOKEN_ROUTES } from './public/ticket-page.routes';
+import { openApiPath, type TableRoute } from './route-table';
+import { TICKET_ROUTES } from './tickets/tickets.routes';
+import './rest-adapter';
+
+const TABLES: Record<string, readonly TableRoute<never>[]> = {
+  tickets: TICKET_ROUTES,
+  cv: CV_DOCUMENT_ROUTES,
+  'cv pages': CV_PAGE_ROUTES,
+  'ticket page': [...TICKET_PAGE_ROUTES, ...TICKET_PAGE_TOKEN_ROUTES],
+};
+
+describe('the route tables', () => {
+  it('name every graph operation the adapter declares, each by a route that sends it', () => {
+    const named = new Set(Object.values(TABLES).flatMap((routes) => routes.flatMap((r) => r.operations)));
+    expect(ADAPTER_OPERATIONS.filter((declared) => !named.has(declared)).map((o) => o.name)).toEqual([]);
+    expect([...named].filter((op) => !ADAPTER_OPERATIONS.includes(op)).map((o) => o.name)).toEqual([]);
+  });
+
+  it.each(Object.entries(TABLES))('%s: each method and path once', (_name, routes) => {
+    const keys = routes.map((route) => `${route.method.toUpperCase()} ${openApiPath(route.path)}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});

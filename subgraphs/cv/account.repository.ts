@@ -1,0 +1,87 @@
+import type { RequiredEntityData } from '@mikro-orm/core';
+import { touchApiKey } from '../../common/api-keys';
+import type { EntityManager } from '../../common/database';
+import { Account, AccountApiKey, Company } from './account.entity';
+
+/** An unrevoked key with the account it belongs to. */
+export interface ActiveAccountKey {
+  keyId: number;
+  name: string;
+  prefix: string;
+  accountId: number;
+  companyId: number | null;
+}
+
+/** Companies, accounts and their API keys: `cv.companies`, `cv.accounts`, `cv.account_api_keys`. */
+export class AccountRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  async createCompany(values: RequiredEntityData<Company>): Promise<Company> {
+    const company = this.em.create(Company, values);
+    await this.em.flush();
+    return company;
+  }
+
+  findCompany(id: number): Promise<Company | null> {
+    return this.em.findOne(Company, { id });
+  }
+
+  /** Whether an account already has this email, compared case-insensitively. */
+  async emailTaken(email: string): Promise<boolean> {
+    const taken = await this.em.execute<{ id: string }[]>(
+      'select id from cv.accounts where lower(email) = lower(?)',
+      [email],
+    );
+    return taken.length > 0;
+  }
+
+  async createAccount(values: RequiredEntityData<Account>): Promise<Account> {
+    const account = this.em.create(Account, values);
+    await this.em.flush();
+    return account;
+  }
+
+  findAccount(id: number): Promise<Account | null> {
+    return this.em.findOne(Account, { id });
+  }
+
+  async createKey(values: RequiredEntityData<AccountApiKey>): Promise<AccountApiKey> {
+    const apiKey = this.em.create(AccountApiKey, values);
+    await this.em.flush();
+    return apiKey;
+  }
+
+  findKey(id: number): Promise<AccountApiKey | null> {
+    return this.em.findOne(AccountApiKey, { id });
+  }
+
+  /** Writes the changes made to a key this repository returned. */
+  async saveKey(apiKey: AccountApiKey): Promise<void> {
+    await this.em.persist(apiKey).flush();
+  }
+
+  /** The unrevoked key with this hash, with its account; null for none. */
+  async findActiveKeyByHash(keyHash: Buffer): Promise<ActiveAccountKey | null> {
+    const [row] = await this.em.execute<
+      { key_id: string; name: string; prefix: string; account_id: string; company_id: string | null }[]
+    >(
+      `select k.id as key_id, k.name, k.prefix, a.id as account_id, a.company_id
+         from cv.account_api_keys k join cv.accounts a on a.id = k.account_id
+        where k.key_hash = ? and k.revoked_at is null`,
+      [keyHash],
+    );
+    if (row === undefined) return null;
+    return {
+      keyId: Number(row.key_id),
+      name: row.name,
+      prefix: row.prefix,
+      accountId: Number(row.account_id),
+      companyId: row.company_id === null ? null : Number(row.company_id),
+    };
+  }
+
+  /** Records the key's use (at most once a minute, see touchApiKey). */
+  touchKey(keyId: number): Promise<void> {
+    return touchApiKey(this.em, 'cv.account_api_keys', keyId);
+  }
+}

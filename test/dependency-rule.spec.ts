@@ -1,0 +1,69 @@
+import { ESLint } from 'eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+import { projectRoot } from '../common/paths';
+
+// eslint.config.mjs takes its zones from this file; the test lints against the very same rule.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { BOUNDARY_ZONES, SPEC_BOUNDARY_ZONES } = require('../eslint.boundaries.cjs') as Record<
+  'BOUNDARY_ZONES' | 'SPEC_BOUNDARY_ZONES',
+  unknown[]
+>;
+
+const eslint = new ESLint({
+  cwd: projectRoot(),
+  overrideConfigFile: true,
+  overrideConfig: [
+    {
+      files: ['**/*.ts'],
+      languageOptions: { parser: tseslint.parser },
+      plugins: { 'import-x': importX as unknown as ESLint.Plugin },
+      settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })] },
+      rules: { 'import-x/no-restricted-paths': ['error', { zones: BOUNDARY_ZONES }] },
+    },
+    {
+      files: ['**/*.spec.ts'],
+      rules: { 'import-x/no-restricted-paths': ['error', { zones: SPEC_BOUNDARY_ZONES }] },
+    },
+  ],
+});
+
+/** The boundary messages lint gives a file at `path` that imports `from`. */
+async function verdict(path: string, from: string): Promise<string[]> {
+  const [result] = await eslint.lintText(`import * as probe from '${from}';\nexport { probe };\n`, {
+    filePath: `${projectRoot()}/${path}`,
+  });
+  return (result?.messages ?? []).map((message) => message.message);
+}
+
+describe('the dependency rule, as lint enforces it', () => {
+  it.each([
+    ['a door importing a domain', 'rest-adapter/tickets/probe.ts', '../../subgraphs/tickets/ticket.entity'],
+    ['the gateway importing a domain', 'gateway/probe.ts', '../subgraphs/tickets/access-cache'],
+    ['a domain importing a door', 'subgraphs/tickets/probe.ts', '../../rest-adapter/http-errors'],
+    ['a domain importing another', 'subgraphs/cv/probe.ts', '../billing/subscription.service'],
+    ['a domain importing tools', 'subgraphs/billing/probe.ts', '../../tools/stack'],
+    ['contracts importing a domain', 'contracts/cv/probe.ts', '../../subgraphs/cv/photo'],
+    ['common importing contracts', 'common/probe.ts', '../contracts/tickets/ticket.limits'],
+    ['code outside tests importing test/', 'tools/probe.ts', '../test/support/wait'],
+  ])('refuses %s', async (_case, path, from) => {
+    const messages = await verdict(path, from);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/restricted zone/);
+  });
+
+  it.each([
+    [
+      'a door importing a contract',
+      'rest-adapter/tickets/probe.ts',
+      '../../contracts/tickets/ticket.resource',
+    ],
+    ['a domain importing a contract', 'subgraphs/tickets/probe.ts', '../../contracts/tickets/live-event'],
+    ['a domain importing its own files', 'subgraphs/cv/probe.ts', './cv.service'],
+    ['contracts importing common', 'contracts/cv/probe.ts', '../../common/patterns'],
+    ['tools importing a domain', 'tools/probe.ts', '../subgraphs/cv/cv.service'],
+    ['a spec beside the code using test helpers', 'subgraphs/cv/probe.spec.ts', '../../test/support/wait'],
+  ])('lets %s through', async (_case, path, from) => {
+    expect(await verdict(path, from)).toEqual([]);
+  });
+});

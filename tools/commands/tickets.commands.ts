@@ -1,0 +1,148 @@
+import { SubgraphClient } from '../../common/subgraph-call';
+import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
+import { billingServices } from '../../subgraphs/billing/billing.subgraph';
+import { TICKET_SCOPES } from '../../subgraphs/tickets/api-key.entity';
+import { ApiKeyService, parseScopes } from '../../subgraphs/tickets/api-key.service';
+import type { Venue } from '../../subgraphs/tickets/venue.entity';
+import { announceAccessChange } from '../../subgraphs/tickets/access-cache';
+import { VenuePlanClient } from '../../subgraphs/tickets/venue-plan.client';
+import { VenueService } from '../../subgraphs/tickets/venue.service';
+
+const TICKET_PLANS = ['starter', 'growth', 'enterprise'] as const;
+const ON_OFF = ['on', 'off'] as const;
+
+function venueJson(venue: Venue, plan: string | null) {
+  return {
+    id: venue.id,
+    name: venue.name,
+    language: venue.language,
+    timezone: venue.timezone,
+    sms_enabled: venue.smsEnabled,
+    plan,
+  };
+}
+
+/** A ticket plan key, checked in billing before anything is written. */
+async function ticketPlan(context: CliContext, key: string): Promise<string> {
+  return (await billingServices(await context.em('billing')).subscriptions.planFor('venue', key)).key;
+}
+
+/** Puts the venue on the plan in billing and drops the tickets side's cached copy of it. */
+async function subscribe(context: CliContext, venueId: number, plan: string): Promise<void> {
+  await billingServices(await context.em('billing')).subscriptions.subscribe('venue', venueId, plan);
+  const { config } = context;
+  await new VenuePlanClient(
+    SubgraphClient.of(config, 'billing'),
+    await context.redis(),
+    config.redisPrefix,
+  ).forget(venueId);
+}
+
+const id = (flags: FlagValues, name: string) => flags[name] as number;
+
+export const ticketsCommands: CommandSpec[] = [
+  {
+    noun: 'venue',
+    verb: 'create',
+    summary: 'Creates a venue on a ticket plan.',
+    flags: {
+      name: { description: 'Venue name.', type: 'string', required: true },
+      plan: { description: 'Ticket plan.', type: 'string', required: true, choices: TICKET_PLANS },
+      sms: { description: 'SMS on ready (default off).', type: 'string', choices: ON_OFF },
+      language: { description: 'Language of texts (default ar).', type: 'string', choices: ['ar', 'en'] },
+      timezone: { description: 'IANA time zone (default Asia/Baghdad).', type: 'string' },
+    },
+    async run(flags, context) {
+      const plan = await ticketPlan(context, flags.plan as string);
+      const venue = await new VenueService(await context.em('tickets')).create({
+        name: flags.name as string,
+        smsEnabled: flags.sms === 'on',
+        ...(flags.language ? { language: flags.language as 'ar' | 'en' } : {}),
+        ...(flags.timezone ? { timezone: flags.timezone as string } : {}),
+      });
+      await subscribe(context, venue.id, plan);
+      return venueJson(venue, plan);
+    },
+  },
+  {
+    noun: 'venue',
+    verb: 'set-plan',
+    summary: 'Moves a venue to another ticket plan; API access follows at once.',
+    flags: {
+      id: { description: 'Venue id.', type: 'integer', required: true },
+      plan: { description: 'Ticket plan.', type: 'string', required: true, choices: TICKET_PLANS },
+    },
+    async run(flags, context) {
+      const venue = await new VenueService(await context.em('tickets')).get(id(flags, 'id'));
+      const plan = await ticketPlan(context, flags.plan as string);
+      await subscribe(context, venue.id, plan);
+      return venueJson(venue, plan);
+    },
+  },
+  {
+    noun: 'venue',
+    verb: 'set-sms',
+    summary: 'Switches the one SMS on ready on or off for a venue.',
+    flags: {
+      id: { description: 'Venue id.', type: 'integer', required: true },
+      sms: { description: 'on or off.', type: 'string', required: true, choices: ON_OFF },
+    },
+    async run(flags, context) {
+      const venue = await new VenueService(await context.em('tickets')).setSms(
+        id(flags, 'id'),
+        flags.sms === 'on',
+      );
+      const plan = await billingServices(await context.em('billing')).subscriptions.activePlanOf(
+        'venue',
+        venue.id,
+      );
+      return venueJson(venue, plan?.key ?? null);
+    },
+  },
+  {
+    noun: 'branch',
+    verb: 'create',
+    summary: 'Creates a branch (a counter with its own numbers and keys) of a venue.',
+    flags: {
+      venue: { description: 'Venue id.', type: 'integer', required: true },
+      name: { description: 'Branch name.', type: 'string', required: true },
+    },
+    async run(flags, context) {
+      const branch = await new VenueService(await context.em('tickets')).createBranch(
+        id(flags, 'venue'),
+        flags.name as string,
+      );
+      return { id: branch.id, venue_id: branch.venueId, name: branch.name };
+    },
+  },
+  {
+    noun: 'key',
+    verb: 'create',
+    summary: 'Issues an API key for a branch; the key is shown once, only its hash is kept.',
+    flags: {
+      branch: { description: 'Branch id.', type: 'integer', required: true },
+      scopes: { description: `Comma-separated (default ${TICKET_SCOPES.join(',')}).`, type: 'string' },
+      name: { description: 'Label (default "API key").', type: 'string' },
+    },
+    async run(flags, context) {
+      const scopes = flags.scopes === undefined ? TICKET_SCOPES : parseScopes(flags.scopes as string);
+      return new ApiKeyService(await context.em('tickets')).issue(
+        id(flags, 'branch'),
+        (flags.name as string | undefined) ?? 'API key',
+        scopes,
+      );
+    },
+  },
+  {
+    noun: 'key',
+    verb: 'revoke',
+    summary: 'Revokes an API key; requests with it answer 401 from then on.',
+    flags: { id: { description: 'API key id.', type: 'integer', required: true } },
+    async run(flags, context) {
+      const revoked = await new ApiKeyService(await context.em('tickets')).revoke(id(flags, 'id'));
+      // Processes that cached the key forget it now; their TTL covers a missed announcement.
+      await announceAccessChange(await context.redis(), context.config.redisPrefix, { keyId: revoked.id });
+      return revoked;
+    },
+  },
+];

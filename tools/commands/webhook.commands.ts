@@ -1,0 +1,84 @@
+import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
+import { JobQueues } from '../../subgraphs/tickets/events/job-queues';
+import { parseEvents, WEBHOOK_EVENTS } from '../../subgraphs/tickets/events/ticket-events';
+import { WebhookEndpointService } from '../../subgraphs/tickets/events/webhook-endpoint.service';
+
+const id = (flags: FlagValues, name: string) => flags[name] as number;
+
+const endpoints = async (context: CliContext): Promise<WebhookEndpointService> =>
+  new WebhookEndpointService(await context.em('tickets'), context.config);
+
+export const webhookCommands: CommandSpec[] = [
+  {
+    noun: 'webhook',
+    verb: 'create',
+    summary: 'Adds a webhook endpoint to a venue; its signing secret is shown once.',
+    flags: {
+      venue: { description: 'Venue id.', type: 'integer', required: true },
+      url: { description: 'Receiver URL (https; public addresses only).', type: 'string', required: true },
+      events: {
+        description: `Comma-separated, of ${WEBHOOK_EVENTS.join(', ')} (default: every documented event).`,
+        type: 'string',
+      },
+    },
+    async run(flags, context) {
+      const events = flags.events === undefined ? undefined : parseEvents(flags.events as string);
+      return (await endpoints(context)).create(id(flags, 'venue'), flags.url as string, events);
+    },
+  },
+  {
+    noun: 'webhook',
+    verb: 'list',
+    summary: "Lists a venue's webhook endpoints (never their secrets).",
+    flags: { venue: { description: 'Venue id.', type: 'integer', required: true } },
+    async run(flags, context) {
+      return (await endpoints(context)).list(id(flags, 'venue'));
+    },
+  },
+  {
+    noun: 'webhook',
+    verb: 'delete',
+    summary: 'Deletes a webhook endpoint; nothing more is sent to it, retries included.',
+    flags: { id: { description: 'Webhook endpoint id.', type: 'integer', required: true } },
+    async run(flags, context) {
+      return (await endpoints(context)).delete(id(flags, 'id'));
+    },
+  },
+  {
+    noun: 'webhook',
+    verb: 'rotate-secret',
+    summary: 'Replaces the signing secret of an endpoint; the new one is shown once.',
+    flags: { id: { description: 'Webhook endpoint id.', type: 'integer', required: true } },
+    async run(flags, context) {
+      return (await endpoints(context)).rotateSecret(id(flags, 'id'));
+    },
+  },
+  {
+    noun: 'webhook',
+    verb: 'deliveries',
+    summary: "Shows an endpoint's latest deliveries with every attempt (status, duration, error).",
+    flags: { id: { description: 'Webhook endpoint id.', type: 'integer', required: true } },
+    async run(flags, context) {
+      return (await endpoints(context)).deliveries(id(flags, 'id'));
+    },
+  },
+  {
+    noun: 'webhook',
+    verb: 'redeliver',
+    summary: 'Sends a delivered or failed delivery again, same event id and body.',
+    flags: { delivery: { description: 'Webhook delivery id.', type: 'integer', required: true } },
+    async run(flags, context) {
+      const redelivered = await new WebhookEndpointService(
+        await context.em('tickets'),
+        context.config,
+      ).redeliver(id(flags, 'delivery'));
+      const queues = new JobQueues(context.config, false);
+      try {
+        await queues.enqueue('webhooks', redelivered.id, 0);
+      } finally {
+        await queues.close();
+      }
+      return redelivered;
+    },
+  },
+];
