@@ -1,21 +1,22 @@
 import type { GraphQLError } from 'graphql';
 import { UnavailableError, ValidationError } from './errors';
+import { say, type MessageId } from './messages';
 
 /**
  * SQLSTATEs where Postgres refused a value the caller sent (a NUL in text, a number out of a
  * column's range, text that is not a number): the caller's mistake, never the server's fault.
  * The edges name the field first; this is the floor beneath them, so no such value becomes a 500.
  */
-const REFUSED_VALUES: Record<string, string> = {
-  '22P05': 'A text value contains a character the database cannot store (such as NUL).',
+const REFUSED_VALUES: Record<string, MessageId> = {
+  '22P05': 'database.text_character',
   // A NUL inside a text parameter breaks the wire protocol's C string before Postgres sees a value.
-  '08P01': 'A text value contains a character the database cannot store (such as NUL).',
-  '22021': 'A text value is not valid UTF-8.',
-  '22003': 'A number is out of range.',
-  '22P02': 'A value is not of the expected type.',
-  '22007': 'A date or time is not valid.',
-  '22008': 'A date or time is out of range.',
-  '22001': 'A text value is too long.',
+  '08P01': 'database.text_character',
+  '22021': 'database.text_utf8',
+  '22003': 'database.number_range',
+  '22P02': 'database.type',
+  '22007': 'database.date_invalid',
+  '22008': 'database.date_range',
+  '22001': 'database.text_too_long',
 };
 
 /** SQLSTATE classes and codes that mean the database is away, restarting or full of connections. */
@@ -79,8 +80,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 export function translateDatabaseError(error: unknown): GraphQLError | undefined {
   const chain = chainOf(error);
   const code = codeOf(chain);
-  const refused = code === undefined ? undefined : REFUSED_VALUES[code];
-  if (refused !== undefined) return new ValidationError({ request: [refused] }, refused);
+  const refusedId = code === undefined ? undefined : REFUSED_VALUES[code];
+  if (refusedId !== undefined) {
+    const refused = say(refusedId);
+    return new ValidationError({ request: [refused] }, refused);
+  }
   if (isDatabaseUnavailable(error)) {
     return new UnavailableError(UNAVAILABLE_MESSAGE, DATABASE_RETRY_AFTER_SECONDS);
   }

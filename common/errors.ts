@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { render, renderAll, summaryOf, type Message } from './messages';
 
 /** The platform's one error model: every subgraph throws these, the REST adapter maps them. */
 export const ERROR_CODES = [
@@ -14,19 +15,46 @@ export const ERROR_CODES = [
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** Field name (or path such as `sections.experience.0.start_date`) → messages. */
+/** Field name (or path such as `sections.experience.0.start_date`) → messages, in English. */
 export type FieldErrors = Record<string, string[]>;
+
+/** The same, before a language is chosen: what producers build and a door renders. */
+export type FieldMessages = Record<string, Message[]>;
 
 /**
  * Adds a message to a field's list. A field is named by what the client sent, so `__proto__` and
  * `constructor` are fields like any other: they get an own property, never the object's prototype.
  */
-export function addFieldError(errors: FieldErrors, field: string, message: string): void {
+export function addFieldError(errors: FieldMessages, field: string, said: Message): void {
   if (!Object.hasOwn(errors, field)) {
     Object.defineProperty(errors, field, { value: [], enumerable: true, writable: true, configurable: true });
   }
   const messages = errors[field]!;
-  if (!messages.includes(message)) messages.push(message);
+  const english = render(said, 'en');
+  if (!messages.some((m) => render(m, 'en') === english)) messages.push(said);
+}
+
+/** One field's single message, the common case: `fieldError('title', say('field.required', …))`. */
+export function fieldError(field: string, said: Message): FieldMessages {
+  const errors: FieldMessages = {};
+  addFieldError(errors, field, said);
+  return errors;
+}
+
+export function renderFields(errors: FieldMessages, language: 'en' | 'ar'): FieldErrors {
+  return Object.fromEntries(
+    Object.entries(errors).map(([field, messages]) => [field, messages.map((m) => render(m, language))]),
+  );
+}
+
+/**
+ * What an error carries besides its English text: the ids of its sentences, so the door that
+ * answers can say them in its reader's language (`extensions.messages`, passed on only to callers
+ * that ask for it, common/graphql-errors.ts).
+ */
+export interface ErrorMessages {
+  message: Message[];
+  errors?: FieldMessages;
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {
@@ -55,54 +83,67 @@ export function httpStatusOf(code: ErrorCode): number {
 }
 
 abstract class PlatformError extends GraphQLError {
-  protected constructor(message: string, code: ErrorCode, extra: Record<string, unknown> = {}) {
-    super(message, { extensions: { code, ...extra } });
+  protected constructor(said: string | Message, code: ErrorCode, extra: Record<string, unknown> = {}) {
+    super(typeof said === 'string' ? said : render(said, 'en'), {
+      extensions: {
+        code,
+        ...extra,
+        ...(typeof said === 'string' ? {} : { messages: { message: [said] } satisfies ErrorMessages }),
+      },
+    });
   }
 }
 
 export class UnauthenticatedError extends PlatformError {
-  constructor(message = 'Unauthenticated.') {
+  constructor(message: string | Message = 'Unauthenticated.') {
     super(message, 'UNAUTHENTICATED');
   }
 }
 
 export class ForbiddenError extends PlatformError {
-  constructor(message = 'Forbidden.') {
+  constructor(message: string | Message = 'Forbidden.') {
     super(message, 'FORBIDDEN');
   }
 }
 
 export class PaymentRequiredError extends PlatformError {
-  constructor(message = 'Your plan does not include this feature.') {
+  constructor(message: string | Message = 'Your plan does not include this feature.') {
     super(message, 'PAYMENT_REQUIRED');
   }
 }
 
 export class NotFoundError extends PlatformError {
-  constructor(message = 'Not found.') {
+  constructor(message: string | Message = 'Not found.') {
     super(message, 'NOT_FOUND');
   }
 }
 
 export class ConflictError extends PlatformError {
-  constructor(message: string) {
+  constructor(message: string | Message) {
     super(message, 'CONFLICT');
   }
 }
 
-export class ValidationError extends PlatformError {
+export class ValidationError extends GraphQLError {
+  /** The field errors in English, as the graph and the ticket document show them. */
+  readonly fieldErrors: FieldErrors;
+
   constructor(
-    readonly fieldErrors: FieldErrors,
-    message = summarize(fieldErrors),
+    readonly fieldMessages: FieldMessages,
+    summary?: Message,
   ) {
-    super(message, 'BAD_USER_INPUT', { errors: fieldErrors });
+    const fieldErrors = renderFields(fieldMessages, 'en');
+    const said = summary === undefined ? summaryOf(Object.values(fieldMessages).flat()) : [summary];
+    const messages: ErrorMessages = { message: said, errors: fieldMessages };
+    super(renderAll(said, 'en'), { extensions: { code: 'BAD_USER_INPUT', errors: fieldErrors, messages } });
+    this.fieldErrors = fieldErrors;
   }
 }
 
 export class RateLimitedError extends PlatformError {
   constructor(
     readonly retryAfterSeconds: number,
-    message = 'Too many requests.',
+    message: string | Message = 'Too many requests.',
   ) {
     super(message, 'RATE_LIMITED', { retryAfter: Math.max(1, Math.ceil(retryAfterSeconds)) });
   }
@@ -111,17 +152,9 @@ export class RateLimitedError extends PlatformError {
 /** A dependency is saturated or restarting (the PDF renderer, say): worth retrying after a wait. */
 export class UnavailableError extends PlatformError {
   constructor(
-    message: string,
+    message: string | Message,
     readonly retryAfterSeconds: number,
   ) {
     super(message, 'UNAVAILABLE', { retryAfter: Math.max(1, Math.ceil(retryAfterSeconds)) });
   }
-}
-
-/** Laravel-style summary: the first message, plus how many more there are. */
-function summarize(fieldErrors: FieldErrors): string {
-  const messages = Object.values(fieldErrors).flat();
-  const first = messages[0] ?? 'The given data was invalid.';
-  const more = messages.length - 1;
-  return more > 0 ? `${first} (and ${more} more error${more === 1 ? '' : 's'})` : first;
 }

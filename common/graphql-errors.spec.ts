@@ -4,21 +4,22 @@ import { formatGraphQLError, SERVER_ERROR_MESSAGE } from './graphql-errors';
 import { UpstreamUnreachableError } from './json-http';
 import { createLogger } from './logger';
 import { runWithRequestId } from './request-context';
+import { say } from './messages';
 
 const format = formatGraphQLError(createLogger({ service: 'spec', level: 'silent' }));
 
 describe('formatGraphQLError', () => {
   it('passes a typed error through with its code and field errors, minus any stack', () => {
-    const error = new ValidationError({ title: ['The title may not be greater than 255 characters.'] });
+    const error = new ValidationError({ title: [say('field.max_characters', { field: 'title', max: 255 })] });
     const formatted = format(
       { ...error.toJSON(), extensions: { ...error.extensions, stacktrace: ['at x'] } },
       error,
     );
     expect(formatted.extensions).toEqual({
       code: 'BAD_USER_INPUT',
-      errors: { title: ['The title may not be greater than 255 characters.'] },
+      errors: { title: ['The title field must not be greater than 255 characters.'] },
     });
-    expect(formatted.message).toBe('The title may not be greater than 255 characters.');
+    expect(formatted.message).toBe('The title field must not be greater than 255 characters.');
   });
 
   it('keeps the caller’s own query mistakes visible', () => {

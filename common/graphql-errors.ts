@@ -3,7 +3,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import type { Logger } from './logger';
 import { translateDatabaseError } from './database-errors';
 import { isErrorCode } from './errors';
-import { currentRequestId } from './request-context';
+import { currentRequestId, currentWantsMessageIds } from './request-context';
 import { translateUpstreamError } from './upstream-errors';
 
 /** Codes Apollo itself gives to a caller's mistakes; they pass through like ours. */
@@ -25,7 +25,8 @@ export const SERVER_ERROR_MESSAGE = 'Server error';
  */
 export function formatGraphQLError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const { stacktrace: _stacktrace, ...extensions } = formatted.extensions ?? {};
+    const { stacktrace: _stacktrace, messages, ...rest } = formatted.extensions ?? {};
+    const extensions = currentWantsMessageIds() && messages !== undefined ? { ...rest, messages } : rest;
     const code = extensions.code;
     if (isErrorCode(code) || (typeof code === 'string' && CLIENT_CODES.has(code))) {
       return { ...formatted, extensions };
@@ -45,7 +46,7 @@ export function formatGraphQLError(logger: Logger) {
       return {
         message: translated.message,
         ...(formatted.path !== undefined ? { path: formatted.path } : {}),
-        extensions: translated.extensions,
+        extensions: withoutUnaskedMessages(translated.extensions),
       };
     }
     logger.error({ err: cause, path: formatted.path }, 'unexpected GraphQL error');
@@ -55,4 +56,10 @@ export function formatGraphQLError(logger: Logger) {
       extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: currentRequestId() },
     };
   };
+}
+
+function withoutUnaskedMessages(extensions: Record<string, unknown>): Record<string, unknown> {
+  if (currentWantsMessageIds()) return extensions;
+  const { messages: _messages, ...rest } = extensions;
+  return rest;
 }

@@ -4,7 +4,13 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Config } from './config';
 import type { Logger } from './logger';
 import type { Redis } from './redis';
-import { REQUEST_ID_HEADER, requestIdFrom, runWithRequestId } from './request-context';
+import {
+  MESSAGE_IDS_HEADER,
+  REQUEST_ID_HEADER,
+  requestIdFrom,
+  runWithRequestId,
+  wantsMessageIds,
+} from './request-context';
 
 /** A dependency of a process; readiness fails while any check it cannot serve without fails. */
 export interface ReadinessCheck {
@@ -136,19 +142,23 @@ export class HttpService {
     res.setHeader('X-Request-Id', requestId);
     if (this.draining) res.setHeader('Connection', 'close');
     const started = process.hrtime.bigint();
-    runWithRequestId(requestId, () => {
-      res.on('finish', () => {
-        const entry = {
-          method: req.method,
-          path: req.originalUrl.split('?')[0],
-          status: res.statusCode,
-          durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
-        };
-        if (HEALTH_PATHS.has(req.path)) this.options.logger.debug(entry, 'request');
-        else this.options.logger.info(entry, 'request');
-      });
-      next();
-    });
+    runWithRequestId(
+      requestId,
+      () => {
+        res.on('finish', () => {
+          const entry = {
+            method: req.method,
+            path: req.originalUrl.split('?')[0],
+            status: res.statusCode,
+            durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+          };
+          if (HEALTH_PATHS.has(req.path)) this.options.logger.debug(entry, 'request');
+          else this.options.logger.info(entry, 'request');
+        });
+        next();
+      },
+      wantsMessageIds(req.headers[MESSAGE_IDS_HEADER]),
+    );
   }
 
   private async readiness(): Promise<{

@@ -1,5 +1,9 @@
-import { addFieldError, type FieldErrors } from './errors';
+import { addFieldError, renderFields, type FieldMessages } from './errors';
 import { parseRecordId, textErrorsIn, textProblemMessage, textProblemOf } from './input.rules';
+import { render, say } from './messages';
+
+/** The English a caller of these rules shows. */
+const english = (value: unknown, path?: (string | number)[]) => renderFields(textErrorsIn(value, path), 'en');
 
 describe('the text every door refuses', () => {
   it('finds a NUL anywhere and a lone surrogate of either half, and passes paired ones', () => {
@@ -12,17 +16,17 @@ describe('the text every door refuses', () => {
   });
 
   it('says what is wrong in Laravel’s words, with the field named as the documents do', () => {
-    expect(textProblemMessage('customer_name', 'nul')).toBe(
+    expect(render(textProblemMessage('customer_name', 'nul'), 'en')).toBe(
       'The customer name field must not contain NUL characters.',
     );
-    expect(textProblemMessage('sections.experience.0.title', 'malformed')).toBe(
+    expect(render(textProblemMessage('sections.experience.0.title', 'malformed'), 'en')).toBe(
       'The sections.experience.0.title field must be valid UTF-8 text.',
     );
   });
 
   it('names every bad string of a JSON value by its path, object keys included', () => {
     expect(
-      textErrorsIn({
+      english({
         customer_name: 'a\u0000',
         sections: { experience: [{ title: 'ok' }, { title: '\ud800' }] },
         'bad\u0000key': 1,
@@ -32,19 +36,19 @@ describe('the text every door refuses', () => {
       'sections.experience.1.title': ['The sections.experience.1.title field must be valid UTF-8 text.'],
       'bad\ufffdkey': ['The bad\ufffdkey field must not contain NUL characters.'],
     });
-    expect(textErrorsIn('\u0000')).toEqual({ body: ['The body field must not contain NUL characters.'] });
-    expect(textErrorsIn({ note: 'fine', n: 1, list: [null, true] })).toEqual({});
+    expect(english('\u0000')).toEqual({ body: ['The body field must not contain NUL characters.'] });
+    expect(english({ note: 'fine', n: 1, list: [null, true] })).toEqual({});
   });
 
   it('stops at 32 levels and names the field the nesting came in, without exhausting the stack', () => {
     let deep: unknown = 'x\u0000';
     for (let i = 0; i < 200_000; i += 1) deep = [deep];
     const message = 'The sections field must not be nested more than 32 levels deep.';
-    expect(textErrorsIn({ title: 'ok', sections: deep })).toEqual({ sections: [message] });
-    expect(textErrorsIn(deep)).toEqual({
+    expect(english({ title: 'ok', sections: deep })).toEqual({ sections: [message] });
+    expect(english(deep)).toEqual({
       body: ['The body field must not be nested more than 32 levels deep.'],
     });
-    expect(textErrorsIn(deep, ['input', 'resume'])).toEqual({
+    expect(english(deep, ['input', 'resume'])).toEqual({
       'input.resume': ['The input.resume field must not be nested more than 32 levels deep.'],
     });
   });
@@ -53,10 +57,10 @@ describe('the text every door refuses', () => {
     const errors = textErrorsIn(JSON.parse('{"__proto__": "\\u0000", "constructor": "\\ud800"}'));
     expect(Object.keys(errors)).toEqual(['__proto__', 'constructor']);
     expect(Object.getPrototypeOf(errors)).toBe(Object.prototype);
-    const more: FieldErrors = {};
-    addFieldError(more, 'constructor', 'one');
-    addFieldError(more, 'constructor', 'one');
-    expect(JSON.stringify(more)).toBe('{"constructor":["one"]}');
+    const more: FieldMessages = {};
+    addFieldError(more, 'constructor', say('field.required', { field: 'one' }));
+    addFieldError(more, 'constructor', say('field.required', { field: 'one' }));
+    expect(JSON.stringify(renderFields(more, 'en'))).toBe('{"constructor":["The one field is required."]}');
   });
 });
 

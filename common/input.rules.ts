@@ -1,4 +1,5 @@
-import { addFieldError, type FieldErrors } from './errors';
+import { addFieldError, type FieldMessages } from './errors';
+import { say, type Message } from './messages';
 import { RECORD_ID } from './patterns';
 
 /**
@@ -23,11 +24,9 @@ function attribute(path: string): string {
   return path.replace(/_/g, ' ');
 }
 
-/** Laravel-style sentences; rest-adapter/cv/cv.messages.ts has their Arabic. */
-export function textProblemMessage(path: string, problem: TextProblem): string {
-  return problem === 'nul'
-    ? `The ${attribute(path)} field must not contain NUL characters.`
-    : `The ${attribute(path)} field must be valid UTF-8 text.`;
+/** Laravel-style sentences (common/messages.ts). */
+export function textProblemMessage(path: string, problem: TextProblem): Message {
+  return say(problem === 'nul' ? 'field.nul' : 'field.utf8', { field: attribute(path) });
 }
 
 /**
@@ -51,8 +50,8 @@ export function printablePath(path: readonly (string | number)[]): string {
  */
 export const MAX_NESTING = 32;
 
-export function nestingMessage(path: string): string {
-  return `The ${attribute(path)} field must not be nested more than ${MAX_NESTING} levels deep.`;
+export function nestingMessage(path: string): Message {
+  return say('field.nesting', { field: attribute(path), max: MAX_NESTING });
 }
 
 /**
@@ -61,8 +60,8 @@ export function nestingMessage(path: string): string {
  * value nested past {@link MAX_NESTING} is reported under the field it came in (`path`, or a body's
  * first key) and not read further. The walk keeps its own stack, so no depth a parser accepts can overflow it.
  */
-export function textErrorsIn(value: unknown, path: (string | number)[] = [], root = 'body'): FieldErrors {
-  const errors: FieldErrors = {};
+export function textErrorsIn(value: unknown, path: (string | number)[] = [], root = 'body'): FieldMessages {
+  const errors: FieldMessages = {};
   const pending: { value: unknown; at: (string | number)[]; depth: number }[] = [
     { value, at: path, depth: 0 },
   ];

@@ -4,6 +4,7 @@ import type { TextLanguage } from './language';
 import type { Logger } from './logger';
 import { countInWindow } from './rate-window';
 import type { Redis } from './redis';
+import { text } from './messages';
 
 /**
  * One budget of the platform: how many requests a minute one credential (or one client address)
@@ -147,22 +148,14 @@ export function rateLimitHeaders(decisions: readonly RateDecision[]): Record<str
   return headers;
 }
 
-const COUNTED_PER: Record<RatePolicy['name'], Record<TextLanguage, string>> = {
-  tickets: { en: 'key', ar: 'مفتاح' },
-  cv: { en: 'account', ar: 'حساب' },
-  'cv-exports': { en: 'account for exports', ar: 'حساب للتصدير' },
-  public: { en: 'client address', ar: 'عنوان' },
-  'public-writes': { en: 'client address for writes', ar: 'عنوان للكتابة' },
-};
-
 /** The message of a refusal on the graph: which limit, and when to come back. */
 export function refusalMessage(decision: RateDecision, language: TextLanguage): string {
   const { policy } = decision;
-  const wait = decision.resetSeconds ?? policy.windowSeconds;
-  const per = COUNTED_PER[policy.name][language];
-  return language === 'ar'
-    ? `طلبات كثيرة جداً: الحد ${policy.quota} طلباً في الدقيقة لكل ${per}. أعد المحاولة بعد ${wait} ثانية.`
-    : `Too many requests: the limit is ${policy.quota} a minute per ${per}. Retry in ${wait} seconds.`;
+  return text('rate.limit', language, {
+    quota: policy.quota,
+    per: text(`rate.per.${policy.name}`, language),
+    wait: decision.resetSeconds ?? policy.windowSeconds,
+  });
 }
 
 /** Entries the process keeps of which identity a credential counts as. */

@@ -1,7 +1,7 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
 import type { RateDecision } from '../common/rate-budget';
-import { REQUEST_ID_HEADER } from '../common/request-context';
+import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../common/request-context';
 import { TICKET_TOKEN_HEADER } from '../contracts/tickets/live-event';
 
 /** Headers a subgraph needs to decide who is asking and how to answer. */
@@ -11,6 +11,7 @@ export const FORWARDED_HEADERS = [
   'x-api-key',
   'accept-language',
   TICKET_TOKEN_HEADER,
+  MESSAGE_IDS_HEADER,
 ] as const;
 
 export interface GatewayContext {

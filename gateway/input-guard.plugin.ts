@@ -16,7 +16,8 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { resolvers as KNOWN_SCALARS } from 'graphql-scalars';
-import { addFieldError, ValidationError, type FieldErrors } from '../common/errors';
+import { addFieldError, ValidationError, type FieldMessages } from '../common/errors';
+import { say, type MessageId } from '../common/messages';
 import {
   nestingMessage,
   printablePath,
@@ -40,16 +41,16 @@ const FILE_ARGUMENTS = new Set(['Mutation.setCvPhoto.photoBase64']);
  * refuses it answers 400, which the gateway can only report as a server error. The subgraphs build
  * these scalars with graphql-scalars, so the same implementations judge them here.
  */
-const SCALAR_MESSAGES: Record<string, string> = {
-  DateTimeISO: 'must be a valid date',
-  JSONObject: 'must be an object',
+const SCALAR_MESSAGES: Record<string, MessageId> = {
+  DateTimeISO: 'field.date',
+  JSONObject: 'field.object',
 };
 
 function checkValue(
   value: unknown,
   type: GraphQLInputType,
   path: (string | number)[],
-  errors: FieldErrors,
+  errors: FieldMessages,
   isArgument: boolean,
 ): void {
   if (value === null || value === undefined) return;
@@ -89,7 +90,7 @@ function checkValue(
     try {
       scalar.parseValue(value);
     } catch {
-      addFieldError(errors, key, `The ${key} field ${SCALAR_MESSAGES[nullable.name] ?? 'is invalid'}.`);
+      addFieldError(errors, key, say(SCALAR_MESSAGES[nullable.name] ?? 'field.invalid', { field: key }));
       return;
     }
   }
@@ -119,8 +120,8 @@ export function argumentErrors(
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
-): FieldErrors {
-  const errors: FieldErrors = {};
+): FieldMessages {
+  const errors: FieldMessages = {};
   const typeInfo = new TypeInfo(schema);
   let bytes = 0;
   let largest: { key: string; bytes: number } | undefined;
@@ -155,7 +156,7 @@ export function argumentErrors(
     addFieldError(
       errors,
       largest.key,
-      `The ${largest.key} field is too large: all arguments together must not be greater than ${ARGUMENTS_MAX_KILOBYTES} kilobytes.`,
+      say('field.arguments_too_large', { field: largest.key, max: ARGUMENTS_MAX_KILOBYTES }),
     );
   }
   return errors;

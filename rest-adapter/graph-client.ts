@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import { internalCredentialHeaders } from '../common/internal-credential';
 import { JsonHttpClient, type JsonHttpAnswer } from '../common/json-http';
-import { REQUEST_ID_HEADER } from '../common/request-context';
+import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../common/request-context';
 
 /** Headers of the caller that the graph needs: credentials, language and the request id. */
 const PASSED_HEADERS = ['authorization', 'x-api-key', 'accept-language', REQUEST_ID_HEADER] as const;
@@ -56,7 +56,8 @@ export class GraphClient {
    */
   constructor(gatewayUrl: string, timeoutMs: number, internalSecret: string) {
     this.http = new JsonHttpClient(gatewayUrl, timeoutMs);
-    this.platformHeaders = internalCredentialHeaders(internalSecret);
+    // The adapter renders errors in its document's language, so it asks for their message ids.
+    this.platformHeaders = { ...internalCredentialHeaders(internalSecret), [MESSAGE_IDS_HEADER]: '1' };
   }
 
   close(): void {

@@ -9,7 +9,8 @@ import {
   ValidationError,
 } from '../common/errors';
 import { GatewayUnavailableError, GraphOperationError } from './graph-client';
-import { graphErrorToHttp, toHttpError } from './http-errors';
+import { bodyIn, graphErrorToHttp, toHttpError } from './http-errors';
+import { say } from '../common/messages';
 
 /** What a subgraph's typed error looks like once it has crossed the gateway as JSON. */
 const overTheWire = (error: Error & { toJSON(): GraphQLFormattedError }) =>
@@ -31,18 +32,46 @@ describe('graphErrorToHttp', () => {
 
   it('maps BAD_USER_INPUT to 422 with the field errors', () => {
     const error = new ValidationError({
-      customer_phone: ['The customer phone must be an Iraqi mobile number.'],
-      note: ['The note may not be greater than 255 characters.'],
+      customer_phone: [say('field.iraqi_mobile', { field: 'customer phone' })],
+      note: [say('field.max_characters', { field: 'note', max: 255 })],
     });
     const mapped = graphErrorToHttp([overTheWire(error)]);
     expect(mapped.status).toBe(422);
     expect(mapped.body).toEqual({
-      message: 'The customer phone must be an Iraqi mobile number. (and 1 more error)',
+      message: 'The customer phone field must be a valid Iraqi mobile number. (and 1 more error)',
       errors: {
-        customer_phone: ['The customer phone must be an Iraqi mobile number.'],
-        note: ['The note may not be greater than 255 characters.'],
+        customer_phone: ['The customer phone field must be a valid Iraqi mobile number.'],
+        note: ['The note field must not be greater than 255 characters.'],
       },
     });
+  });
+
+  it('says a refusal in Arabic from the ids of its sentences, with the fields named as sent', () => {
+    const error = new ValidationError({
+      title: [say('field.required', { field: 'title' })],
+      locale: [say('field.selected_invalid', { field: 'locale' })],
+      templateId: [say('field.integer', { field: 'template id' })],
+    });
+    const mapped = graphErrorToHttp([overTheWire(error)]);
+    expect(bodyIn(mapped, 'ar')).toEqual({
+      message: 'حقل title مطلوب. (و 2 أخطاء أخرى)',
+      errors: {
+        title: ['حقل title مطلوب.'],
+        locale: ['قيمة حقل locale المختارة غير صالحة.'],
+        template_id: ['يجب أن يكون حقل template id عدداً صحيحاً.'],
+      },
+    });
+    expect(bodyIn(mapped, 'en')).toBe(mapped.body);
+    // A sentence whose ids did not travel (a GraphQL variable error) stays as it came.
+    const variable = graphErrorToHttp([
+      { message: 'Variable "$x" is bad', extensions: { code: 'BAD_USER_INPUT' } },
+    ]);
+    expect(bodyIn(variable, 'ar')).toEqual(variable.body);
+    // Ids that are not the catalogue's are not trusted.
+    const forged = graphErrorToHttp([
+      { message: 'x', extensions: { code: 'NOT_FOUND', messages: { message: [{ id: 'constructor' }] } } },
+    ]);
+    expect(bodyIn(forged, 'ar')).toEqual({ message: 'x' });
   });
 
   it('names the variable when Apollo rejects a badly typed one', () => {
@@ -58,7 +87,7 @@ describe('graphErrorToHttp', () => {
 
   it('names fields as the REST documents do, not as GraphQL does', () => {
     const mapped = graphErrorToHttp([
-      overTheWire(new ValidationError({ externalId: ['The external id has already been taken.'] })),
+      overTheWire(new ValidationError({ externalId: [say('field.taken', { field: 'external id' })] })),
     ]);
     expect(mapped.body.errors).toEqual({ external_id: ['The external id has already been taken.'] });
   });
@@ -111,6 +140,7 @@ describe('toHttpError', () => {
       status: 400,
       body: { message: 'The request body is not valid JSON.' },
       headers: {},
+      messages: { message: [{ id: 'request.invalid_json' }] },
     });
     expect(toHttpError(Object.assign(new Error('too large'), { type: 'entity.too.large' }), 'r').status).toBe(
       413,

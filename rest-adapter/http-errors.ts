@@ -1,6 +1,14 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { httpStatusOf, isErrorCode, type FieldErrors } from '../common/errors';
+import {
+  httpStatusOf,
+  isErrorCode,
+  type ErrorMessages,
+  type FieldErrors,
+  type FieldMessages,
+} from '../common/errors';
+import type { TextLanguage } from '../common/language';
+import { isMessage, render, renderAll, say, type Message } from '../common/messages';
 import type { Logger } from '../common/logger';
 import { currentRequestId } from '../common/request-context';
 import { bytesInWords } from './figures';
@@ -11,8 +19,16 @@ export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface HttpError {
   status: number;
+  /** In English: the ticket document's language, and the CV document's without Accept-Language. */
   body: { message: string; errors?: FieldErrors; request_id?: string };
   headers: Record<string, string>;
+  /** The ids of the body's sentences, when known, for a document that answers in other languages. */
+  messages?: ErrorMessages;
+}
+
+/** An answer whose one sentence the adapter says itself. */
+function said(status: number, sentence: Message, headers: Record<string, string> = {}): HttpError {
+  return { status, body: { message: render(sentence, 'en') }, headers, messages: { message: [sentence] } };
 }
 
 const serverError = (requestId: string | undefined): HttpError => ({
@@ -30,13 +46,28 @@ function isFieldErrors(value: unknown): value is FieldErrors {
 }
 
 /** The graph names fields as GraphQL does (externalId); the documents name them as REST does (external_id). */
-function snakeCaseKeys(errors: FieldErrors): FieldErrors {
-  return Object.fromEntries(
-    Object.entries(errors).map(([key, messages]) => [
-      key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
-      messages,
-    ]),
-  );
+function snakeCase(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function snakeCaseKeys<T>(errors: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(errors).map(([key, messages]) => [snakeCase(key), messages]));
+}
+
+/** `extensions.messages` as another process sent it: taken only when every part is a known message. */
+function errorMessagesOf(value: unknown): ErrorMessages | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { message: summary, errors } = value as { message?: unknown; errors?: unknown };
+  if (!Array.isArray(summary) || !summary.every(isMessage)) return undefined;
+  if (errors === undefined) return { message: summary };
+  if (
+    typeof errors !== 'object' ||
+    errors === null ||
+    !Object.values(errors).every((list) => Array.isArray(list) && list.every(isMessage))
+  ) {
+    return undefined;
+  }
+  return { message: summary, errors: snakeCaseKeys(errors as FieldMessages) };
 }
 
 /** Apollo rejects badly typed variables before any resolver runs; name the variable as the field. */
@@ -51,6 +82,8 @@ export function graphErrorToHttp(errors: readonly GraphQLFormattedError[], reque
   const code = error?.extensions?.code;
   if (error === undefined || !isErrorCode(code)) return serverError(requestId);
   const status = httpStatusOf(code);
+  const messages = errorMessagesOf(error.extensions?.messages);
+  const known = messages === undefined ? {} : { messages };
   switch (code) {
     case 'BAD_USER_INPUT': {
       const fieldErrors = error.extensions?.errors;
@@ -61,6 +94,7 @@ export function graphErrorToHttp(errors: readonly GraphQLFormattedError[], reque
           errors: snakeCaseKeys(isFieldErrors(fieldErrors) ? fieldErrors : variableErrors(error)),
         },
         headers: {},
+        ...known,
       };
     }
     case 'RATE_LIMITED':
@@ -73,6 +107,7 @@ export function graphErrorToHttp(errors: readonly GraphQLFormattedError[], reque
           Number.isFinite(retryAfter) && retryAfter > 0
             ? { 'Retry-After': String(Math.ceil(retryAfter)) }
             : {},
+        ...known,
       };
     }
     case 'UNAUTHENTICATED':
@@ -80,8 +115,38 @@ export function graphErrorToHttp(errors: readonly GraphQLFormattedError[], reque
     case 'PAYMENT_REQUIRED':
     case 'NOT_FOUND':
     case 'CONFLICT':
-      return { status, body: { message: error.message }, headers: {} };
+      return { status, body: { message: error.message }, headers: {}, ...known };
   }
+}
+
+/**
+ * The body in another language, from the ids of its sentences. A sentence whose id did not travel
+ * with it (a GraphQL variable error, a message a subgraph already said in the caller's language)
+ * is kept as it is.
+ */
+export function bodyIn(mapped: HttpError, language: TextLanguage): HttpError['body'] {
+  const { body, messages } = mapped;
+  if (language === 'en' || messages === undefined) return body;
+  const errors = body.errors;
+  return {
+    ...body,
+    message: renderAll(messages.message, language),
+    ...(errors === undefined
+      ? {}
+      : {
+          errors: Object.fromEntries(
+            Object.entries(errors).map(([field, english]) => {
+              const said = messages.errors?.[field];
+              return [
+                field,
+                said !== undefined && said.length === english.length
+                  ? said.map((m) => render(m, language))
+                  : english,
+              ];
+            }),
+          ),
+        }),
+  };
 }
 
 /** Errors body-parser raises for the request itself, before any route runs. */
@@ -89,18 +154,14 @@ function requestBodyError(error: unknown): HttpError | undefined {
   const type = (error as { type?: unknown } | null)?.type;
   switch (type) {
     case 'entity.parse.failed':
-      return { status: 400, body: { message: 'The request body is not valid JSON.' }, headers: {} };
+      return said(400, say('request.invalid_json'));
     case 'entity.too.large':
-      return {
-        status: 413,
-        body: { message: `The request body is larger than ${bytesInWords(JSON_BODY_LIMIT_BYTES)}.` },
-        headers: {},
-      };
+      return said(413, say('request.too_large', { size: bytesInWords(JSON_BODY_LIMIT_BYTES) }));
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return { status: 415, body: { message: 'The request body encoding is not supported.' }, headers: {} };
+      return said(415, say('request.encoding'));
     case 'request.aborted':
-      return { status: 400, body: { message: 'The request was aborted.' }, headers: {} };
+      return said(400, say('request.aborted'));
     default:
       return undefined;
   }
@@ -134,7 +195,7 @@ export function errorHandler(
     localize,
   }: {
     alwaysFieldErrors?: boolean;
-    localize?: (body: HttpError['body'], req: Request) => HttpError['body'];
+    localize?: (mapped: HttpError, req: Request) => HttpError['body'];
   } = {},
 ): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
@@ -143,16 +204,16 @@ export function errorHandler(
       return;
     }
     const mapped = isUndecodablePath(error)
-      ? { status: 404, body: { message: routeNotFoundMessage(req) }, headers: {} }
+      ? said(404, routeNotFound(req))
       : toHttpError(error, currentRequestId());
     // A dependency that is away (503) is expected to come back and is logged where it failed.
     if (mapped.status === 503) logger.warn({ err: error }, 'request failed: a dependency is unavailable');
     else if (mapped.status >= 500) logger.error({ err: error }, 'request failed');
-    const body = alwaysFieldErrors ? { ...mapped.body, errors: mapped.body.errors ?? {} } : mapped.body;
+    const body = localize === undefined ? mapped.body : localize(mapped, req);
     res
       .status(mapped.status)
       .set(mapped.headers)
-      .json(localize === undefined ? body : localize(body, req));
+      .json(alwaysFieldErrors ? { ...body, errors: body.errors ?? {} } : body);
   };
 }
 
@@ -166,11 +227,11 @@ function isUndecodablePath(error: unknown): boolean {
 }
 
 /** Laravel's wording, which legacy clients may match on; the path as the client sent it. */
-export function routeNotFoundMessage(req: Request): string {
+export function routeNotFound(req: Request): Message {
   const path = req.originalUrl.split('?')[0] ?? '';
-  return `The route ${path.replace(/^\//, '')} could not be found.`;
+  return say('request.route_not_found', { path: path.replace(/^\//, '') });
 }
 
 export const unknownRoute: RequestHandler = (req, res) => {
-  res.status(404).json({ message: routeNotFoundMessage(req) });
+  res.status(404).json({ message: render(routeNotFound(req), 'en') });
 };

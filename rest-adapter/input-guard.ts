@@ -1,12 +1,12 @@
 import type { Request, RequestHandler } from 'express';
 import { match } from 'path-to-regexp';
-import { addFieldError, type FieldErrors } from '../common/errors';
+import { addFieldError, type FieldMessages } from '../common/errors';
 import { textErrorsIn, textProblemMessage, textProblemOf, type TextProblem } from '../common/input.rules';
 
 /** What the guard found, for the document's own answer. */
 export interface InputRefusal {
   /** Field, parameter or header → messages, for the 422. */
-  errors: FieldErrors;
+  errors: FieldMessages;
   /** The path's parameters: decoded, or as sent when they could not be. */
   params: Record<string, string>;
   /** A parameter that addresses a record cannot name one (a NUL, bytes that are not UTF-8). */
@@ -52,7 +52,7 @@ function problemOf(raw: string, plusIsSpace = false): { value: string; problem?:
  * The query as sent. Express's parser replaces bytes that are not UTF-8 with U+FFFD without a
  * word, so the raw text is read to tell the client which parameter was malformed.
  */
-function queryProblems(rawQuery: string, errors: FieldErrors): void {
+function queryProblems(rawQuery: string, errors: FieldMessages): void {
   for (const pair of rawQuery.split('&')) {
     if (pair === '') continue;
     const separator = pair.indexOf('=');
@@ -88,7 +88,7 @@ export function inputGuard(options: InputGuardOptions): RequestHandler {
       next();
       return;
     }
-    const errors: FieldErrors = {};
+    const errors: FieldMessages = {};
     const params: Record<string, string> = {};
     let unaddressable = false;
     for (const matcher of matchers) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DATE as DATE_PATTERN, MONTH as MONTH_PATTERN } from '../../common/patterns';
+import { rule } from '../../common/validation';
 
 /**
  * The CV payload of cv-api.md: one table of fields, from which the request schema (REST and the
@@ -147,21 +148,21 @@ function valueSchema(kind: FieldKind): z.ZodType {
     case 'text':
       return z.string().max(kind.max);
     case 'email':
-      return z.string().max(255).regex(z.regexes.unicodeEmail, 'must be a valid email address');
+      return z.string().max(255).regex(z.regexes.unicodeEmail, rule('field.email'));
     case 'url':
-      return z.string().max(2048).refine(isWebUrl, 'must be a valid URL starting with http:// or https://');
+      return z.string().max(2048).refine(isWebUrl, rule('field.web_url'));
     case 'month':
-      return z.string().regex(MONTH_PATTERN, 'must match the format Y-m');
+      return z.string().regex(MONTH_PATTERN, rule('field.format_month'));
     case 'date':
       return z
         .string()
-        .regex(DATE_PATTERN, 'must match the format Y-m-d')
-        .refine(isRealDate, 'must be a valid date')
+        .regex(DATE_PATTERN, rule('field.format_date'))
+        .refine(isRealDate, rule('field.date'))
         .meta({ format: 'date' });
     case 'boolean':
       return z.boolean();
     case 'color':
-      return z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a valid hexadecimal color');
+      return z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, rule('field.hex_color'));
     case 'enum':
       return z.enum(kind.values as [string, ...string[]]);
   }
@@ -181,12 +182,18 @@ function rowSchema(fields: Record<string, FieldKind>) {
 const experienceItem = rowSchema(SECTION_FIELDS.experience).superRefine((item, ctx) => {
   const { start_date: start, end_date: end, is_current: current } = item as Partial<CvItem<'experience'>>;
   if (current === true && end !== null && end !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'is prohibited when is current is true' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['end_date'],
+      message: rule('field.prohibited_when'),
+      params: { other: 'is current', value: 'true' },
+    });
   } else if (typeof start === 'string' && typeof end === 'string' && end < start) {
     ctx.addIssue({
       code: 'custom',
       path: ['end_date'],
-      message: 'must be a date after or equal to start date',
+      message: rule('field.after_or_equal'),
+      params: { other: 'start date' },
     });
   }
 });
@@ -200,11 +207,8 @@ const customSection = z
     key: z
       .string()
       .max(CUSTOM_SECTION_FIELDS.key.max)
-      .regex(CUSTOM_KEY_PATTERN, 'must be lower-case letters, digits, dashes and underscores')
-      .refine(
-        (key) => !(SECTION_KEYS as readonly string[]).includes(key),
-        'must not be a built-in section key',
-      ),
+      .regex(CUSTOM_KEY_PATTERN, rule('field.key_characters'))
+      .refine((key) => !(SECTION_KEYS as readonly string[]).includes(key), rule('field.builtin_section_key')),
     title: z.string().min(1).max(CUSTOM_SECTION_FIELDS.title.max),
     content: z.string().max(CUSTOM_SECTION_FIELDS.content.max).nullable().optional(),
   })
@@ -216,7 +220,7 @@ const sectionKeyList = z
   .superRefine((keys, ctx) => {
     keys.forEach((key, index) => {
       if (keys.indexOf(key) !== index) {
-        ctx.addIssue({ code: 'custom', path: [index], message: 'has a duplicate value' });
+        ctx.addIssue({ code: 'custom', path: [index], message: rule('field.duplicate') });
       }
     });
   });
@@ -252,7 +256,7 @@ export const cvUpdateRequest = z
       .superRefine((sections, ctx) => {
         sections.forEach((section, index) => {
           if (sections.findIndex((other) => other.key === section.key) !== index) {
-            ctx.addIssue({ code: 'custom', path: [index, 'key'], message: 'has a duplicate value' });
+            ctx.addIssue({ code: 'custom', path: [index, 'key'], message: rule('field.duplicate') });
           }
         });
       })

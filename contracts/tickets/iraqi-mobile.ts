@@ -7,5 +7,3 @@ export function normalizeIraqiMobile(input: string): string | null {
   const match = /^(?:\+964|00964|964|0)(7\d{9})$/.exec(compact);
   return match ? `+964${match[1]}` : null;
 }
-
-export const IRAQI_MOBILE_MESSAGE = 'The customer phone field must be a valid Iraqi mobile number.';

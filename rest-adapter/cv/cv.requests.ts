@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import multer from 'multer';
 import { z } from 'zod';
-import type { FieldErrors } from '../../common/errors';
+import type { FieldMessages } from '../../common/errors';
+import { say, type Message } from '../../common/messages';
 import { cvUpdateRequest } from '../../contracts/cv/cv.payload';
 import { JSON_RESUME_VERSION } from '../../contracts/cv/json-resume.version';
 import { PHOTO_MAX_BYTES, PHOTO_TYPES } from '../../contracts/cv/photo.limits';
@@ -98,13 +99,13 @@ export function objectBody(req: Request): Record<string, unknown> {
 }
 
 /** Presence and JSON types of the create body; values are the graph's to judge. */
-export function createBodyErrors(body: Record<string, unknown>): FieldErrors {
-  const errors: FieldErrors = {};
+export function createBodyErrors(body: Record<string, unknown>): FieldMessages {
+  const errors: FieldMessages = {};
   for (const field of ['title', 'locale'] as const) {
     const value = body[field];
     if (value === undefined || value === null || value === '')
-      errors[field] = [`The ${field} field is required.`];
-    else if (typeof value !== 'string') errors[field] = [`The ${field} field must be a string.`];
+      errors[field] = [say('field.required', { field })];
+    else if (typeof value !== 'string') errors[field] = [say('field.string', { field })];
   }
   errors.template_id = templateIdErrors(body.template_id) ?? [];
   if (errors.template_id.length === 0) delete errors.template_id;
@@ -112,10 +113,10 @@ export function createBodyErrors(body: Record<string, unknown>): FieldErrors {
 }
 
 /** A template id's problems, or undefined when it is a whole number. */
-export function templateIdErrors(value: unknown): string[] | undefined {
-  if (value === undefined || value === null) return ['The template id field is required.'];
+export function templateIdErrors(value: unknown): Message[] | undefined {
+  if (value === undefined || value === null) return [say('field.required', { field: 'template id' })];
   if (typeof value !== 'number' || !Number.isInteger(value))
-    return ['The template id field must be an integer.'];
+    return [say('field.integer', { field: 'template id' })];
   return undefined;
 }
 
@@ -123,26 +124,26 @@ export function templateIdErrors(value: unknown): string[] | undefined {
  * The import's input and its problems: either the resume itself with its options in the query, or
  * {resume, template_id?, title?, locale?}.
  */
-export function importInputOf(req: Request): { input: ImportJsonResumeInput; errors: FieldErrors } {
+export function importInputOf(req: Request): { input: ImportJsonResumeInput; errors: FieldMessages } {
   const body = objectBody(req);
   const wrapped = typeof body.resume === 'object' && body.resume !== null && !Array.isArray(body.resume);
   const input: ImportJsonResumeInput = { resume: wrapped ? body.resume : req.body };
-  const errors: FieldErrors = {};
+  const errors: FieldMessages = {};
   const templateId: unknown = wrapped ? body.template_id : req.query.template_id;
   if (typeof templateId === 'number' && Number.isInteger(templateId)) input.templateId = String(templateId);
   else if (typeof templateId === 'string' && /^[1-9][0-9]{0,17}$/.test(templateId))
     input.templateId = templateId;
   else if (templateId !== undefined && templateId !== null) {
-    errors.template_id = ['The template id field must be an integer.'];
+    errors.template_id = [say('field.integer', { field: 'template id' })];
   }
   for (const field of ['title', 'locale'] as const) {
     const value = wrapped ? body[field] : req.query[field];
     if (value === undefined || value === null) continue;
     if (typeof value === 'string') input[field] = value;
-    else errors[field] = [`The ${field} field must be a string.`];
+    else errors[field] = [say('field.string', { field })];
   }
   if (typeof input.resume !== 'object' || input.resume === null || Array.isArray(input.resume)) {
-    errors.resume = ['The resume field must be a JSON Resume object.'];
+    errors.resume = [say('field.json_resume', { field: 'resume' })];
   }
   return { input, errors };
 }
@@ -156,24 +157,24 @@ const photoUpload = multer({
  * The multipart body of a photo upload. multer's own refusals become the field errors a client can
  * act on; the image itself is judged by the cv subgraph.
  */
-export function readPhoto(req: Request, res: Response): Promise<Buffer | FieldErrors> {
+export function readPhoto(req: Request, res: Response): Promise<Buffer | FieldMessages> {
   return new Promise((resolve) => {
     photoUpload(req, res, (error: unknown) => {
       if (error instanceof multer.MulterError) {
         resolve({
           photo: [
             error.code === 'LIMIT_FILE_SIZE'
-              ? `The photo field must not be greater than ${PHOTO_MAX_BYTES / 1024} kilobytes.`
+              ? say('field.max_kilobytes', { field: 'photo', max: PHOTO_MAX_BYTES / 1024 })
               : error.code === 'LIMIT_UNEXPECTED_FILE' || error.code === 'LIMIT_FILE_COUNT'
-                ? 'Send one file, in the multipart field photo.'
-                : `The photo upload is malformed: ${error.message}.`,
+                ? say('cv.photo_one_file')
+                : say('cv.photo_malformed', { reason: error.message }),
           ],
         });
       } else if (error !== undefined && error !== null) {
         // busboy's own complaints (no boundary, truncated body) are a malformed upload, not a fault.
-        resolve({ photo: [`The photo upload is malformed: ${(error as Error).message}.`] });
+        resolve({ photo: [say('cv.photo_malformed', { reason: (error as Error).message })] });
       } else if (req.file === undefined) {
-        resolve({ photo: ['The photo field is required.'] });
+        resolve({ photo: [say('field.required', { field: 'photo' })] });
       } else resolve(req.file.buffer);
     });
   });

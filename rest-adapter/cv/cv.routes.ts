@@ -1,7 +1,8 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { camelKeys } from '../../common/case';
-import { NotFoundError, RateLimitedError, ValidationError, type FieldErrors } from '../../common/errors';
+import { NotFoundError, RateLimitedError, ValidationError, type FieldMessages } from '../../common/errors';
 import { languageOf } from '../../common/language';
+import { say, text } from '../../common/messages';
 import type { Logger } from '../../common/logger';
 import type { KnownCredentials, RateBudgets, RatePolicy } from '../../common/rate-budget';
 import { fieldErrorsOf } from '../../common/validation';
@@ -12,14 +13,13 @@ import { PHOTO_MAX_BYTES, PHOTO_MAX_SIDE } from '../../contracts/cv/photo.limits
 import { sendCacheable } from '../cacheable';
 import { bytesInWords } from '../figures';
 import { GraphOperationError, type GraphClient } from '../graph-client';
-import { errorHandler, routeNotFoundMessage } from '../http-errors';
+import { bodyIn, errorHandler, routeNotFound } from '../http-errors';
 import { inputGuard } from '../input-guard';
 import { json, ref } from '../openapi';
 import { PLAN_ROUTES } from '../plans/plans.routes';
 import { setCvDocumentHeaders } from '../public/cv-pages.routes';
 import { byAddress, rateLimit } from '../rate-limit';
 import { registerRoutes, routeFor, type RestRoute } from '../route-table';
-import { inArabic } from './cv.messages';
 import { cvOpenApi, type CvDescriptions } from './cv.openapi';
 import {
   CV_AUTH,
@@ -91,7 +91,7 @@ const route = routeFor<CvDescriptions, CvDependencies>();
 async function refuse(
   graph: GraphClient,
   req: Request,
-  errors: FieldErrors,
+  errors: FieldMessages,
   params: Record<string, string> = req.params as Record<string, string>,
 ): Promise<never> {
   if (typeof params.uuid === 'string') await graph.execute(CV_OWNED, { id: params.uuid }, req);
@@ -370,7 +370,7 @@ export const CV_ROUTES: readonly CvRoute[] = [
         const { cv } = await graph.execute(CV_OWNED, { id: req.params.uuid }, req);
         if (templateId !== Number(cv.templateId)) {
           throw new ValidationError({
-            template_id: ['The template id field cannot change here; use PUT /cvs/{uuid}/template.'],
+            template_id: [say('cv.template_id_fixed', { route: 'PUT /cvs/{uuid}/template' })],
           });
         }
       }
@@ -537,11 +537,12 @@ export const CV_ROUTES: readonly CvRoute[] = [
 /** Every route cv-api.md's document describes: the CV routes and the plan catalogue. */
 export const CV_DOCUMENT_ROUTES: readonly RestRoute<CvDescriptions, never>[] = [...CV_ROUTES, ...PLAN_ROUTES];
 
-const TOO_MANY = { en: 'Too Many Attempts.', ar: 'محاولات كثيرة جداً. أعد المحاولة لاحقاً.' } as const;
-
 /** A refusal of the CV document's limits, in its error shape and the asked language. */
 export function cvRateLimitRefusal(req: Request, retryAfterSeconds: number): Error {
-  return new RateLimitedError(retryAfterSeconds, TOO_MANY[languageOf(req.get('accept-language'))]);
+  return new RateLimitedError(
+    retryAfterSeconds,
+    text('rate.too_many_attempts', languageOf(req.get('accept-language'))),
+  );
 }
 
 /**
@@ -603,7 +604,7 @@ export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOp
         });
   registerRoutes(router, CV_ROUTES, { graph, document });
   // A path under the document's that no route takes (`/cvs//pdf`) is still answered in its shape.
-  router.use(CV_PATHS, (req, _res, next) => next(new NotFoundError(routeNotFoundMessage(req))));
+  router.use(CV_PATHS, (req, _res, next) => next(new NotFoundError(routeNotFound(req))));
   // Inside this router, so only the CV document's routes answer in its error shape.
   router.use(cvErrorHandler(logger));
   return router;
@@ -617,6 +618,6 @@ export function cvErrorHandler(logger: Logger): ErrorRequestHandler {
   return errorHandler(logger, {
     alwaysFieldErrors: true,
     // The graph's own messages (401, 403, 404) arrive already in the asked language.
-    localize: (body, req) => (languageOf(req.get('accept-language')) === 'ar' ? inArabic(body) : body),
+    localize: (mapped, req) => bodyIn(mapped, languageOf(req.get('accept-language'))),
   });
 }

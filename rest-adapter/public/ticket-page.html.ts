@@ -1,4 +1,5 @@
 import type { TextLanguage } from '../../common/language';
+import { text, type MessageId, type MessageParams } from '../../common/messages';
 
 /** The ticket as the page shows it: `PublicTicket` from the graph, in the page's language. */
 export interface PageTicket {
@@ -26,58 +27,17 @@ export interface PageAssets {
   style: string;
 }
 
-const TEXTS = {
-  ar: {
-    yourNumber: 'رقم طلبك',
-    title: (n: string) => `طلبك رقم ${n}`,
-    hints: {
-      waiting: 'طلبك قيد التحضير. سننبهك هنا عندما يصبح جاهزاً.',
-      ready: 'طلبك جاهز. تفضل بالاستلام.',
-      collected: 'بالعافية!',
-      cancelled: 'أُلغي هذا الطلب.',
-    },
-    ordered: 'وقت الطلب',
-    readyAt: 'جاهز منذ',
-    alerts: 'اضغط لتفعيل التنبيهات',
-    alertsOn: 'التنبيهات مفعلة',
-    sms: 'أرسل لي رسالة نصية عندما يجهز',
-    smsPlaceholder: '07XX XXX XXXX',
-    smsDone: 'سنرسل لك رسالة عندما يجهز طلبك.',
-    send: 'إرسال',
-    rate: 'قيّم طلبك',
-    comment: 'تعليق (اختياري)',
-    thanks: 'شكراً لتقييمك!',
-    offline: 'انقطع الاتصال. جارٍ إعادة الاتصال…',
-    other: { href: '?lang=en', lang: 'en', label: 'English' },
-    notFound: 'لم نجد هذه التذكرة. تأكد من الرمز على الإيصال.',
-    rating: (n: number) => `${n} من 5`,
-  },
-  en: {
-    yourNumber: 'Your number',
-    title: (n: string) => `Order ${n}`,
-    hints: {
-      waiting: 'Your order is being prepared. We will alert you here when it is ready.',
-      ready: 'Your order is ready. Please collect it.',
-      collected: 'Enjoy your meal!',
-      cancelled: 'This order was cancelled.',
-    },
-    ordered: 'Ordered at',
-    readyAt: 'Ready at',
-    alerts: 'Tap to enable alerts',
-    alertsOn: 'Alerts on',
-    sms: 'Text me when it is ready',
-    smsPlaceholder: '07XX XXX XXXX',
-    smsDone: 'We will text you when your order is ready.',
-    send: 'Send',
-    rate: 'Rate your order',
-    comment: 'Comment (optional)',
-    thanks: 'Thank you for your rating!',
-    offline: 'Connection lost. Reconnecting…',
-    other: { href: '?lang=ar', lang: 'ar', label: 'العربية' },
-    notFound: 'This ticket was not found. Check the code on your receipt.',
-    rating: (n: number) => `${n} of 5`,
-  },
-} as const;
+/** The page's words in its language (common/messages.ts), and the link to the other language. */
+function wordsIn(language: TextLanguage) {
+  const say = (id: MessageId, params?: MessageParams) => text(id, language, params);
+  return {
+    say,
+    other:
+      language === 'ar'
+        ? { href: '?lang=en', lang: 'en', label: 'English' }
+        : { href: '?lang=ar', lang: 'ar', label: 'العربية' },
+  };
+}
 
 const STATUSES = ['waiting', 'ready', 'collected', 'cancelled'] as const;
 
@@ -124,49 +84,51 @@ export function ticketPage(
   liveUrl: string,
   assets: PageAssets,
 ): string {
-  const t = TEXTS[language];
+  const { say, other } = wordsIn(language);
   const status = ticket.status.toLowerCase();
   const e = escapeHtml;
-  const hints = STATUSES.map((s) => `<p class="hint" data-when="${s}">${e(t.hints[s])}</p>`).join('');
+  const hints = STATUSES.map(
+    (s) => `<p class="hint" data-when="${s}">${e(say(`page.ticket.hint.${s}`))}</p>`,
+  ).join('');
   const stars = [1, 2, 3, 4, 5]
     .map(
       (n) =>
-        `<label class="star"><input type="radio" name="rating" value="${n}" required><span aria-label="${e(t.rating(n))}">★</span></label>`,
+        `<label class="star"><input type="radio" name="rating" value="${n}" required><span aria-label="${e(say('page.ticket.rating', { n }))}">★</span></label>`,
     )
     .join('');
-  return `${documentStart(language, t.title(ticket.number), assets, true)}
+  return `${documentStart(language, say('page.ticket.title', { number: ticket.number }), assets, true)}
 <main id="ticket" data-status="${status}" data-token="${e(token)}" data-live-url="${e(liveUrl)}" data-lang="${language}" data-ring-count="${ticket.ringCount}" data-updated-at="${e(ticket.updatedAt)}" data-alerts="${ticket.alertsEnabled}" data-timezone="${e(ticket.timezone)}"${ticket.pushKey ? ` data-push-key="${e(ticket.pushKey)}"` : ''}>
 <header>
 <p class="venue"><bdi>${e(ticket.venueName)}</bdi> · <bdi>${e(ticket.branchName)}</bdi></p>
-<a class="lang" href="${t.other.href}" hreflang="${t.other.lang}" lang="${t.other.lang}">${t.other.label}</a>
+<a class="lang" href="${other.href}" hreflang="${other.lang}" lang="${other.lang}">${other.label}</a>
 </header>
 <section class="card" aria-live="polite">
-<p class="label">${e(t.yourNumber)}</p>
+<p class="label">${e(say('page.ticket.your_number'))}</p>
 <p class="number" dir="ltr">${e(ticket.number)}</p>
 <p class="status" data-field="statusText">${e(ticket.statusText)}</p>
 ${hints}
 <dl class="times">
-<div><dt>${e(t.ordered)}</dt><dd data-field="createdAt">${e(clock(ticket.createdAt, language, ticket.timezone))}</dd></div>
-<div data-when="ready"><dt>${e(t.readyAt)}</dt><dd data-field="readyAt">${e(clock(ticket.readyAt, language, ticket.timezone))}</dd></div>
+<div><dt>${e(say('page.ticket.ordered'))}</dt><dd data-field="createdAt">${e(clock(ticket.createdAt, language, ticket.timezone))}</dd></div>
+<div data-when="ready"><dt>${e(say('page.ticket.ready_at'))}</dt><dd data-field="readyAt">${e(clock(ticket.readyAt, language, ticket.timezone))}</dd></div>
 </dl>
 </section>
-<button class="alerts" type="button" data-action="alerts" data-on="${e(t.alertsOn)}" ${ticket.alertsEnabled ? 'aria-pressed="true"' : 'aria-pressed="false"'}>${e(ticket.alertsEnabled ? t.alertsOn : t.alerts)}</button>
+<button class="alerts" type="button" data-action="alerts" data-on="${e(say('page.ticket.alerts_on'))}" ${ticket.alertsEnabled ? 'aria-pressed="true"' : 'aria-pressed="false"'}>${e(say(ticket.alertsEnabled ? 'page.ticket.alerts_on' : 'page.ticket.alerts'))}</button>
 ${
   ticket.smsAvailable
-    ? `<form class="sms" data-action="sms" data-when="waiting" data-done="${e(t.smsDone)}"${ticket.smsOptIn ? ' data-sent="true"' : ''}>
-<label for="phone">${e(t.sms)}</label>
-<div class="row"><input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel" dir="ltr" placeholder="${e(t.smsPlaceholder)}" required><button type="submit">${e(t.send)}</button></div>
-<p class="result" role="status">${ticket.smsOptIn ? e(t.smsDone) : ''}</p>
+    ? `<form class="sms" data-action="sms" data-when="waiting" data-done="${e(say('page.ticket.sms_done'))}"${ticket.smsOptIn ? ' data-sent="true"' : ''}>
+<label for="phone">${e(say('page.ticket.sms'))}</label>
+<div class="row"><input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel" dir="ltr" placeholder="${e(say('page.ticket.sms_placeholder'))}" required><button type="submit">${e(say('page.ticket.send'))}</button></div>
+<p class="result" role="status">${ticket.smsOptIn ? e(say('page.ticket.sms_done')) : ''}</p>
 </form>`
     : ''
 }
-<form class="feedback" data-action="feedback" data-when="collected" data-done="${e(t.thanks)}"${ticket.feedback ? ' data-sent="true"' : ''}>
-<fieldset><legend>${e(t.rate)}</legend><div class="stars" dir="ltr">${stars}</div></fieldset>
-<textarea name="comment" maxlength="500" placeholder="${e(t.comment)}"></textarea>
-<button type="submit">${e(t.send)}</button>
-<p class="result" role="status">${ticket.feedback ? e(t.thanks) : ''}</p>
+<form class="feedback" data-action="feedback" data-when="collected" data-done="${e(say('page.ticket.thanks'))}"${ticket.feedback ? ' data-sent="true"' : ''}>
+<fieldset><legend>${e(say('page.ticket.rate'))}</legend><div class="stars" dir="ltr">${stars}</div></fieldset>
+<textarea name="comment" maxlength="500" placeholder="${e(say('page.ticket.comment'))}"></textarea>
+<button type="submit">${e(say('page.ticket.send'))}</button>
+<p class="result" role="status">${ticket.feedback ? e(say('page.ticket.thanks')) : ''}</p>
 </form>
-<p class="offline" hidden>${e(t.offline)}</p>
+<p class="offline" hidden>${e(say('page.ticket.offline'))}</p>
 </main>
 </body>
 </html>
@@ -175,10 +137,9 @@ ${
 
 /** The friendly page for a token that names no ticket (served with 404). */
 export function notFoundPage(language: TextLanguage, assets: PageAssets): string {
-  const t = TEXTS[language];
   return `${documentStart(language, '404', assets, false)}
 <main id="ticket" data-status="missing">
-<section class="card"><p class="status">${escapeHtml(t.notFound)}</p></section>
+<section class="card"><p class="status">${escapeHtml(text('page.ticket.not_found', language))}</p></section>
 </main>
 </body>
 </html>

@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { z } from 'zod';
-import { IRAQI_MOBILE_MESSAGE, normalizeIraqiMobile } from '../../contracts/tickets/iraqi-mobile';
+import { rule } from '../../common/validation';
+import { normalizeIraqiMobile } from '../../contracts/tickets/iraqi-mobile';
 import {
   DEFAULT_PER_PAGE,
   IDEMPOTENCY_HOURS,
@@ -29,7 +30,7 @@ export const storeTicketRequest = z
       .string()
       .max(TICKET_LIMITS.customerPhone)
       .refine((value) => value.trim() === '' || normalizeIraqiMobile(value) !== null, {
-        message: IRAQI_MOBILE_MESSAGE,
+        message: rule('field.iraqi_mobile'),
       })
       .nullable()
       .optional()
@@ -43,7 +44,7 @@ const queryInteger = (min: number, max?: number) =>
   max === undefined ? z.coerce.number().int().min(min) : z.coerce.number().int().min(min).max(max);
 
 const isoDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
-  error: 'must be a valid date',
+  error: rule('field.date'),
 });
 
 /** The graph's Int is 32-bit: a larger page is refused here in the document's words. */

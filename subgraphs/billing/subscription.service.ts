@@ -4,6 +4,7 @@ import type { PlanRepository } from './plan.repository';
 import type { Subscription, SubjectType } from './subscription.entity';
 import type { SubscriptionRepository } from './subscription.repository';
 import type { UsageRepository } from './usage.repository';
+import { say } from '../../common/messages';
 
 const PRODUCT_OF: Record<SubjectType, Product> = { venue: Product.TICKETS, account: Product.CV };
 
@@ -20,7 +21,7 @@ export class SubscriptionService {
     const plan = await this.plans.findByKey(planKey);
     if (plan === null || plan.product !== PRODUCT_OF[subjectType]) {
       const choices = (await this.plans.list(PRODUCT_OF[subjectType])).map((p) => p.key).join(', ');
-      throw new ValidationError({ plan: [`The selected plan is invalid (choose ${choices}).`] });
+      throw new ValidationError({ plan: [say('field.selected_invalid_choose', { field: 'plan', choices })] });
     }
     return plan;
   }

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { hashApiKey, newApiKey } from '../../common/api-keys';
 import { NotFoundError, ValidationError } from '../../common/errors';
-import { fieldErrorsOf } from '../../common/validation';
+import { fieldErrorsOf, rule } from '../../common/validation';
 import type { Account, AccountApiKey, Company } from './account.entity';
 import type { AccountRepository } from './account.repository';
+import { say } from '../../common/messages';
 
 /** Every CV key starts with this, so a leaked one is recognisable in logs and scanners. */
 const KEY_PREFIX = 'cv_';
@@ -27,7 +28,7 @@ export interface AccountPrincipal {
 }
 
 const name = z.string().trim().min(1).max(255);
-const ACCOUNT_INPUT = z.object({ name, email: z.email('must be a valid email address').max(255) });
+const ACCOUNT_INPUT = z.object({ name, email: z.email(rule('field.email')).max(255) });
 
 function parse<T>(schema: z.ZodType<T>, input: unknown): T {
   const result = schema.safeParse(input);
@@ -53,7 +54,7 @@ export class AccountService {
     const checked = parse(ACCOUNT_INPUT, { name: input.name, email: input.email });
     if (input.companyId !== null) await this.getCompany(input.companyId);
     if (await this.accounts.emailTaken(checked.email))
-      throw new ValidationError({ email: ['The email has already been taken.'] });
+      throw new ValidationError({ email: [say('field.taken', { field: 'email' })] });
     return this.accounts.createAccount({ ...checked, companyId: input.companyId });
   }
 

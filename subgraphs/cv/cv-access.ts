@@ -1,12 +1,7 @@
 import { UnauthenticatedError } from '../../common/errors';
 import type { TextLanguage } from '../../common/language';
 import type { AccountPrincipal, AccountService } from './account.service';
-
-/** The document's 401 in the two languages `Accept-Language` may ask for. */
-const UNAUTHENTICATED: Record<TextLanguage, string> = {
-  en: 'Unauthenticated.',
-  ar: 'غير مصادق. أرسل مفتاح API صالحاً في الترويسة X-API-Key.',
-};
+import { text } from '../../common/messages';
 
 /** Decides who is asking, once per request: `X-API-Key` names an account, or the request is a 401. */
 export class CvAccess {
@@ -25,7 +20,7 @@ export class CvAccess {
   private async authenticate(): Promise<AccountPrincipal> {
     const key = this.apiKey?.trim();
     const principal = key ? await this.accounts.authenticate(key) : null;
-    if (principal === null) throw new UnauthenticatedError(UNAUTHENTICATED[this.language]);
+    if (principal === null) throw new UnauthenticatedError(text('cv.unauthenticated', this.language));
     await this.accounts.recordKeyUse(principal.keyId);
     return principal;
   }

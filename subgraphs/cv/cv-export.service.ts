@@ -12,6 +12,7 @@ import type { CvRenderer } from './render/renderer';
 import { sampleCvDocument } from './sample-cv';
 import type { TemplateRepository } from './template.repository';
 import { EXPORTS_PER_MINUTE } from '../../contracts/cv/export.limits';
+import { text } from '../../common/messages';
 
 export type ExportFormat = 'pdf' | 'html';
 
@@ -23,19 +24,6 @@ export interface CvExport {
   contentType: string;
   data: Buffer;
 }
-
-const TEXTS = {
-  downloads: {
-    en: (n: number) => `Your plan allows ${n} downloads a month. Upgrade your plan to download more.`,
-    ar: (n: number) => `تسمح خطتك بـ ${n} من التنزيلات شهرياً. رقِّ خطتك لتنزيل المزيد.`,
-  },
-  exports: {
-    en: (n: number) => `Too many exports: at most ${n} a minute.`,
-    ar: (n: number) => `عدد كبير من التصديرات: ${n} في الدقيقة على الأكثر.`,
-  },
-  notShared: { en: 'CV not found.', ar: 'السيرة الذاتية غير موجودة.' },
-  noTemplate: { en: 'Template not found.', ar: 'القالب غير موجود.' },
-} as const;
 
 /** What a file of the CV is called: its title, without what file systems refuse. */
 function fileNameOf(row: CvRow, format: ExportFormat): string {
@@ -70,11 +58,12 @@ export class CvExportService {
     if (!counted.allowed) {
       throw new RateLimitedError(
         counted.resetSeconds ?? EXPORT_POLICY.windowSeconds,
-        TEXTS.exports[this.language](EXPORTS_PER_MINUTE),
+        text('cv.exports_per_minute', this.language, { max: EXPORTS_PER_MINUTE }),
       );
     }
     const metered = await this.meter.meter(principal.accountId, requestId);
-    if (!metered.allowed) throw new ForbiddenError(TEXTS.downloads[this.language](metered.limit ?? 0));
+    if (!metered.allowed)
+      throw new ForbiddenError(text('cv.downloads_per_month', this.language, { max: metered.limit ?? 0 }));
     try {
       const html = await this.html(row);
       return format === 'pdf'
@@ -98,7 +87,7 @@ export class CvExportService {
   /** The public share page: the CV by its unguessable token, with its owner's watermark rule. */
   async shared(token: string): Promise<string> {
     const row = await this.cvs.findShared(token);
-    if (row === null) throw new NotFoundError(TEXTS.notShared[this.language]);
+    if (row === null) throw new NotFoundError(text('cv.not_found', this.language));
     return this.html(row);
   }
 
@@ -106,7 +95,7 @@ export class CvExportService {
   async preview(templateId: string, locale: 'ar' | 'en'): Promise<string> {
     const id = parseRecordId(templateId);
     const template = id === null ? null : await this.templates.findById(id);
-    if (template === null) throw new NotFoundError(TEXTS.noTemplate[this.language]);
+    if (template === null) throw new NotFoundError(text('cv.template_not_found', this.language));
     const document = sampleCvDocument(locale);
     return renderCvHtml({
       document: { ...document, settings: { ...template.defaultSettings } },

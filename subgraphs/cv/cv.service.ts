@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
+import { ForbiddenError, NotFoundError, ValidationError, type FieldMessages } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
 import type { TextLanguage } from '../../common/language';
 import { fieldErrorsOf } from '../../common/validation';
@@ -25,28 +25,11 @@ import { preparePhoto } from './photo';
 import type { Template } from './template.entity';
 import type { TemplateRepository } from './template.repository';
 import { TOKEN } from '../../common/patterns';
+import { say, text } from '../../common/messages';
 
 export type { CvRow } from './cv.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const TEXTS = {
-  limit: {
-    en: (n: number) => `Your plan allows ${n} CVs. Delete one or upgrade your plan to create another.`,
-    ar: (n: number) => `تسمح خطتك بـ ${n} من السير الذاتية. احذف واحدة أو رقِّ خطتك لإنشاء أخرى.`,
-  },
-  notFound: { en: 'CV not found.', ar: 'السيرة الذاتية غير موجودة.' },
-  notYours: {
-    en: 'This CV belongs to another account.',
-    ar: 'هذه السيرة الذاتية تخص حساباً آخر.',
-  },
-  premium: {
-    en: 'This template needs a plan with premium templates.',
-    ar: 'هذا القالب يتطلب خطة تتضمن القوالب المميزة.',
-  },
-  copy: { en: ' (copy)', ar: ' (نسخة)' },
-  imported: { en: 'Imported CV', ar: 'سيرة ذاتية مستوردة' },
-} as const;
 
 /** Section rows, in position order, as the payload's sections with every field present. */
 function sectionsFrom(items: CvItemRow[]): CvSections {
@@ -94,14 +77,15 @@ export class CvService {
     input: { title: string; locale: string; templateId: string },
   ): Promise<CvRow> {
     const title = input.title.trim();
-    const errors: FieldErrors = {};
-    if (title.length < 1) errors.title = ['The title field is required.'];
+    const errors: FieldMessages = {};
+    if (title.length < 1) errors.title = [say('field.required', { field: 'title' })];
     else if ([...title].length > TITLE_MAX) {
-      errors.title = [`The title field must not be greater than ${TITLE_MAX} characters.`];
+      errors.title = [say('field.max_characters', { field: 'title', max: TITLE_MAX })];
     }
-    if (input.locale !== 'ar' && input.locale !== 'en') errors.locale = ['The selected locale is invalid.'];
+    if (input.locale !== 'ar' && input.locale !== 'en')
+      errors.locale = [say('field.selected_invalid', { field: 'locale' })];
     const template = await this.templateFor(principal, input.templateId);
-    if (template === null) errors.template_id = ['The selected template id is invalid.'];
+    if (template === null) errors.template_id = [say('field.selected_invalid', { field: 'template id' })];
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     this.requireAvailable(template!, entitlements);
     return this.cvs.transaction(async (cvs) => {
@@ -160,11 +144,13 @@ export class CvService {
       const row = await this.read(cvs, principal, id, true);
       const customSections = patch.custom_sections ?? row.custom_sections;
       const known = new Set<string>([...SECTION_KEYS, ...customSections.map((section) => section.key)]);
-      const errors: FieldErrors = {};
+      const errors: FieldMessages = {};
       for (const list of ['section_order', 'hidden_sections'] as const) {
         patch[list]?.forEach((key, index) => {
           if (!known.has(key))
-            errors[`${list}.${index}`] = [`The selected ${list.replace('_', ' ')}.${index} is invalid.`];
+            errors[`${list}.${index}`] = [
+              say('field.selected_invalid', { field: `${list.replace('_', ' ')}.${index}` }),
+            ];
         });
       }
       if (Object.keys(errors).length > 0) throw new ValidationError(errors);
@@ -214,7 +200,7 @@ export class CvService {
       const source = await this.read(cvs, principal, id);
       const template = await templates.getById(Number(source.template_id));
       this.requireAvailable(template, entitlements);
-      const suffix = TEXTS.copy[source.locale];
+      const suffix = text('cv.copy_suffix', source.locale);
       const title = [...source.title].slice(0, TITLE_MAX - [...suffix].length).join('') + suffix;
       const copy = await this.insertWithinLimit(cvs, principal, entitlements, {
         ...source,
@@ -237,7 +223,7 @@ export class CvService {
       const row = await this.read(cvs, principal, id, true);
       const template = await this.templateFor(principal, templateId, templates);
       if (template === null)
-        throw new ValidationError({ template_id: ['The selected template id is invalid.'] });
+        throw new ValidationError({ template_id: [say('field.selected_invalid', { field: 'template id' })] });
       this.requireAvailable(template, entitlements);
       await cvs.setTemplate(row.id, template.id, template.defaultSettings);
       return this.read(cvs, principal, row.id);
@@ -296,7 +282,7 @@ export class CvService {
   ): Promise<CvRow> {
     const { document, extra } = fromJsonResume(resume);
     const locale = options.locale ?? document.locale ?? 'en';
-    const title = options.title ?? document.title ?? TEXTS.imported[locale === 'ar' ? 'ar' : 'en'];
+    const title = options.title ?? document.title ?? text('cv.imported_title', locale === 'ar' ? 'ar' : 'en');
     const { title: _t, locale: _l, ...rest } = document;
     const patch = this.parsePatch({ ...rest, title, locale }, 'resume');
     const template =
@@ -304,7 +290,7 @@ export class CvService {
         ? await this.templateFor(principal, options.templateId)
         : await this.templates.findFirstFreePlatform();
     if (template === null)
-      throw new ValidationError({ template_id: ['The selected template id is invalid.'] });
+      throw new ValidationError({ template_id: [say('field.selected_invalid', { field: 'template id' })] });
     this.requireAvailable(template, entitlements);
     return this.cvs.transaction(async (cvs) => {
       const id = await this.insertWithinLimit(cvs, principal, entitlements, {
@@ -336,9 +322,9 @@ export class CvService {
     lock = false,
   ): Promise<CvRow> {
     const row = UUID.test(id) ? await cvs.findById(id.toLowerCase(), lock) : null;
-    if (row === null) throw new NotFoundError(TEXTS.notFound[this.language]);
+    if (row === null) throw new NotFoundError(text('cv.not_found', this.language));
     if (Number(row.account_id) !== principal.accountId)
-      throw new ForbiddenError(TEXTS.notYours[this.language]);
+      throw new ForbiddenError(text('cv.not_yours', this.language));
     return row;
   }
 
@@ -371,7 +357,7 @@ export class CvService {
 
   private requireAvailable(template: Template, entitlements: AccountEntitlements): void {
     if (template.isPremium && !entitlements.premiumTemplates)
-      throw new ForbiddenError(TEXTS.premium[this.language]);
+      throw new ForbiddenError(text('cv.premium_template', this.language));
   }
 
   /**
@@ -387,7 +373,7 @@ export class CvService {
     await cvs.lockAccount(principal.accountId);
     if (entitlements.cvLimit !== null) {
       if ((await cvs.countByAccount(principal.accountId)) >= entitlements.cvLimit) {
-        throw new ForbiddenError(TEXTS.limit[this.language](entitlements.cvLimit));
+        throw new ForbiddenError(text('cv.limit', this.language, { max: entitlements.cvLimit }));
       }
     }
     const id = randomUUID();

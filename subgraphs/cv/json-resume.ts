@@ -14,6 +14,7 @@ import {
   type SectionKey,
 } from '../../contracts/cv/cv.payload';
 import { JSON_RESUME_VERSION } from '../../contracts/cv/json-resume.version';
+import { say } from '../../common/messages';
 
 /**
  * The CV document as JSON Resume 1.2.1 and back. One table per JSON Resume object says which of
@@ -400,7 +401,7 @@ export function toJsonResume(
  */
 export function fromJsonResume(resume: unknown): { document: ImportedDocument; extra: ResumeExtra } {
   if (!isRecord(resume)) {
-    throw new ValidationError({ resume: ['The resume field must be a JSON Resume object.'] });
+    throw new ValidationError({ resume: [say('field.json_resume', { field: 'resume' })] });
   }
   const top = Object.fromEntries(Object.entries(resume).filter(([key]) => !SECTION_NAMES.has(key)));
   const values = read(TOP, top, {});

@@ -1,5 +1,6 @@
 import sharp, { type Sharp } from 'sharp';
 import { ValidationError } from '../../common/errors';
+import { say, type Message } from '../../common/messages';
 import { PHOTO_MAX_BYTES, PHOTO_MAX_SIDE, type PhotoType } from '../../contracts/cv/photo.limits';
 
 export interface PreparedPhoto {
@@ -36,12 +37,12 @@ export function sniffPhotoType(data: Buffer): PhotoType | null {
  * the upload but its pixels survives: EXIF (with GPS), XMP, IPTC and comments are all dropped.
  */
 export async function preparePhoto(data: Buffer): Promise<PreparedPhoto> {
-  if (data.length === 0) throw refuse('The photo field is required.');
+  if (data.length === 0) throw refuse(say('field.required', { field: 'photo' }));
   if (data.length > PHOTO_MAX_BYTES) {
-    throw refuse(`The photo field must not be greater than ${PHOTO_MAX_BYTES / 1024} kilobytes.`);
+    throw refuse(say('field.max_kilobytes', { field: 'photo', max: PHOTO_MAX_BYTES / 1024 }));
   }
   const type = sniffPhotoType(data);
-  if (!type) throw refuse('The photo field must be a file of type: jpeg, png, webp.');
+  if (!type) throw refuse(say('field.file_type', { field: 'photo', types: 'jpeg, png, webp' }));
 
   const image = sharp(data, {
     // libjpeg reports corrupt scan data only as a warning and goes on to decode grey blocks.
@@ -57,12 +58,12 @@ export async function preparePhoto(data: Buffer): Promise<PreparedPhoto> {
   } catch (error) {
     // sharp has no error codes; the test pins this message.
     if (error instanceof Error && error.message.includes('exceeds pixel limit')) {
-      throw refuse(`The photo field must not be larger than ${MAX_MEGAPIXELS} megapixels.`);
+      throw refuse(say('field.max_megapixels', { field: 'photo', max: MAX_MEGAPIXELS }));
     }
-    throw refuse('The photo field must be an image.');
+    throw refuse(say('field.image', { field: 'photo' }));
   }
 }
 
-function refuse(message: string): ValidationError {
-  return new ValidationError({ photo: [message] });
+function refuse(said: Message): ValidationError {
+  return new ValidationError({ photo: [said] });
 }

@@ -8,11 +8,7 @@ import { CvAccess } from './cv-access';
 import type { Template } from './template.entity';
 import type { TemplateService } from './template.service';
 import { TemplateType, toTemplateType } from './template.type';
-
-const TEMPLATE_NOT_FOUND: Record<TextLanguage, string> = {
-  en: 'Template not found.',
-  ar: 'القالب غير موجود.',
-};
+import { text } from '../../common/messages';
 
 @Resolver(() => TemplateType)
 export class TemplateResolver {
@@ -37,7 +33,7 @@ export class TemplateResolver {
     const { templates, premiumAllowed } = await this.visible();
     const templateId = parseRecordId(id);
     const template = templates.find((t) => t.id === templateId);
-    if (template === undefined) throw new NotFoundError(TEMPLATE_NOT_FOUND[this.language]);
+    if (template === undefined) throw new NotFoundError(text('cv.template_not_found', this.language));
     return toTemplateType(template, premiumAllowed, this.publicBaseUrl);
   }
 

@@ -1,16 +1,17 @@
 import { z } from 'zod';
 import { ValidationError } from '../../common/errors';
-import { fieldErrorsOf } from '../../common/validation';
+import { fieldErrorsOf, rule } from '../../common/validation';
 import { TEMPLATE_CATEGORIES, TEMPLATE_LAYOUTS } from '../../contracts/cv/template.limits';
 import type { CvSettings } from '../../contracts/cv/cv.payload';
 import type { Template } from './template.entity';
 import type { TemplateRepository } from './template.repository';
+import { say } from '../../common/messages';
 
 const TEMPLATE_INPUT = z.object({
   slug: z
     .string()
     .max(64)
-    .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be lower-case letters, digits and single dashes'),
+    .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, rule('field.slug_characters')),
   name: z.string().trim().min(1).max(255),
   description: z.string().max(1000),
   category: z.enum(TEMPLATE_CATEGORIES),
@@ -113,7 +114,7 @@ export class TemplateService {
     });
     if (!parsed.success) throw new ValidationError(fieldErrorsOf(parsed.error));
     if (await this.templates.slugTaken(parsed.data.slug, input.companyId))
-      throw new ValidationError({ slug: ['The slug has already been taken.'] });
+      throw new ValidationError({ slug: [say('field.taken', { field: 'slug' })] });
     return this.templates.create({
       ...parsed.data,
       companyId: input.companyId,

@@ -1,10 +1,11 @@
 import { hashApiKey, newApiKey } from '../../common/api-keys';
 import type { EntityManager } from '../../common/database';
-import { NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
+import { NotFoundError, ValidationError, type FieldMessages } from '../../common/errors';
 import { TICKET_SCOPES, type TicketScope } from './api-key.entity';
 import { ApiKeyRepository } from './api-key.repository';
 import { checkName } from './ticket.rules';
 import { VenueRepository } from './venue.repository';
+import { say } from '../../common/messages';
 
 /** Every key starts with this, so a leaked one is recognisable in logs and scanners. */
 const KEY_PREFIX = 'tk_';
@@ -37,9 +38,12 @@ export function parseScopes(value: string): TicketScope[] {
   ];
   const unknown = scopes.filter((s) => !(TICKET_SCOPES as readonly string[]).includes(s));
   if (scopes.length === 0 || unknown.length > 0) {
+    const choices = TICKET_SCOPES.join(', ');
     throw new ValidationError({
       scopes: [
-        `The scopes must be a comma-separated list of ${TICKET_SCOPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}.`,
+        unknown.length > 0
+          ? say('field.choose_list_unknown', { field: 'scopes', choices, unknown: unknown.join(', ') })
+          : say('field.choose_list', { field: 'scopes', choices }),
       ],
     });
   }
@@ -65,7 +69,7 @@ export class ApiKeyService {
   ): Promise<IssuedKey> {
     const branch = await this.venues.findBranch(branchId);
     if (branch === null) throw new NotFoundError(`Branch ${branchId} not found.`);
-    const errors: FieldErrors = {};
+    const errors: FieldMessages = {};
     const trimmed = checkName(errors, 'name', name);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const { key, prefix, hash } = newApiKey(KEY_PREFIX, presetKey);

@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError } from '../../common/errors';
 import { TicketCustomerService } from './ticket-customer.service';
 import { TicketService } from './ticket.service';
 import { PublicTicketType, TicketFeedbackType, toPublicTicket, type PresentOptions } from './ticket.type';
+import { say } from '../../common/messages';
 
 /** The ticket page's own writes. Each needs no key: the ticket's token, from its QR code, is the credential. */
 @Resolver()
@@ -53,7 +54,7 @@ export class TicketCustomerResolver {
     @Arg('auth', () => String) auth: string,
   ): Promise<PublicTicketType> {
     if (this.push === null) {
-      throw new ValidationError({ endpoint: ['This service does not send push notifications.'] });
+      throw new ValidationError({ endpoint: [say('push.off')] });
     }
     await this.customers.subscribePush(token, { endpoint, p256dh, auth }, this.allowInsecureEndpoints);
     return this.view(token);

@@ -1,11 +1,12 @@
 import type { EntityManager } from '../../common/database';
-import { ConflictError, NotFoundError, ValidationError } from '../../common/errors';
+import { ConflictError, NotFoundError, ValidationError, type FieldMessages } from '../../common/errors';
 import type { FeedbackPayload } from './events/ticket-events';
-import { checkWebhookUrlForm } from './events/webhook-url';
+import { checkWebhookUrlForm, UnsafeWebhookUrlError } from './events/webhook-url';
 import { normalizeIraqiMobile } from '../../contracts/tickets/iraqi-mobile';
 import type { Ticket } from './ticket.entity';
 import { TicketRepository, type LockedTicket } from './ticket.repository';
 import { TOKEN } from '../../common/patterns';
+import { say } from '../../common/messages';
 
 /** At most this many characters of comment come with a rating. */
 export const FEEDBACK_COMMENT_MAX = 500;
@@ -52,18 +53,17 @@ export class TicketCustomerService {
    */
   async optInSms(token: string, phone: string): Promise<Ticket> {
     const e164 = normalizeIraqiMobile(phone);
-    if (e164 === null)
-      throw new ValidationError({ phone: ['The phone field must be a valid Iraqi mobile number.'] });
+    if (e164 === null) throw new ValidationError({ phone: [say('field.iraqi_mobile', { field: 'phone' })] });
     return this.tickets.transaction(async (tx) => {
       const { ticket, smsEnabled } = await this.locate(tx.tickets, token);
-      if (!smsEnabled) throw new ValidationError({ phone: ['This venue does not send text messages.'] });
+      if (!smsEnabled) throw new ValidationError({ phone: [say('ticket.sms_off')] });
       if (ticket.status !== 'waiting') {
         throw new ValidationError({
-          phone: [`The order is already ${ticket.status}; there is nothing left to text.`],
+          phone: [say('ticket.sms_too_late', { status: ticket.status })],
         });
       }
       const optedIn = await tx.tickets.optInSms(ticket.id, e164);
-      if (optedIn === null) throw new ValidationError({ phone: ['The order is no longer waiting.'] });
+      if (optedIn === null) throw new ValidationError({ phone: [say('ticket.no_longer_waiting')] });
       return optedIn;
     });
   }
@@ -77,30 +77,31 @@ export class TicketCustomerService {
     subscription: { endpoint: string; p256dh: string; auth: string },
     allowInsecure: boolean,
   ): Promise<void> {
-    const errors: Record<string, string[]> = {};
+    const errors: FieldMessages = {};
     try {
-      checkWebhookUrlForm(subscription.endpoint, allowInsecure);
+      checkWebhookUrlForm(subscription.endpoint, allowInsecure, 'endpoint');
     } catch (error) {
-      errors.endpoint = [(error as Error).message.replace('The url', 'The endpoint')];
+      if (!(error instanceof UnsafeWebhookUrlError)) throw error;
+      errors.endpoint = [error.said];
     }
     if (Buffer.from(subscription.p256dh, 'base64url').length !== 65 || !BASE64URL.test(subscription.p256dh)) {
-      errors.p256dh = ['The p256dh key must be an uncompressed P-256 public key in base64url.'];
+      errors.p256dh = [say('push.p256dh')];
     }
     if (Buffer.from(subscription.auth, 'base64url').length !== 16 || !BASE64URL.test(subscription.auth)) {
-      errors.auth = ['The auth secret must be 16 bytes in base64url.'];
+      errors.auth = [say('push.auth')];
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     await this.tickets.transaction(async (tx) => {
       const { ticket } = await this.locate(tx.tickets, token);
       if (ticket.status === 'collected' || ticket.status === 'cancelled') {
         throw new ValidationError({
-          status: [`The order is ${ticket.status}; there is nothing left to notify.`],
+          status: [say('push.too_late', { status: ticket.status })],
         });
       }
       const others = await tx.tickets.countOtherPushSubscriptions(ticket.id, subscription.endpoint);
       if (others >= PUSH_SUBSCRIPTIONS_MAX) {
         throw new ValidationError({
-          endpoint: [`A ticket takes at most ${PUSH_SUBSCRIPTIONS_MAX} push subscriptions.`],
+          endpoint: [say('push.too_many', { max: PUSH_SUBSCRIPTIONS_MAX })],
         });
       }
       await tx.tickets.savePushSubscription(ticket.id, subscription);
@@ -110,18 +111,17 @@ export class TicketCustomerService {
   /** One rating per ticket, once it is collected; emits feedback.submitted. */
   async submitFeedback(token: string, rating: number, comment: string | null): Promise<FeedbackPayload> {
     const text = comment?.trim() ? comment.trim() : null;
-    const errors: Record<string, string[]> = {};
-    if (!Number.isInteger(rating) || rating < 1 || rating > 5)
-      errors.rating = ['The rating must be 1, 2, 3, 4 or 5.'];
+    const errors: FieldMessages = {};
+    if (!Number.isInteger(rating) || rating < 1 || rating > 5) errors.rating = [say('feedback.rating')];
     if (text !== null && [...text].length > FEEDBACK_COMMENT_MAX) {
-      errors.comment = [`The comment must not be greater than ${FEEDBACK_COMMENT_MAX} characters.`];
+      errors.comment = [say('feedback.comment_too_long', { max: FEEDBACK_COMMENT_MAX })];
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     return this.tickets.transaction(async (tx) => {
       const { ticket, venueId } = await this.locate(tx.tickets, token);
       if (ticket.status !== 'collected') {
         throw new ValidationError({
-          status: [`Feedback opens once the order is collected; it is ${ticket.status}.`],
+          status: [say('feedback.not_collected', { status: ticket.status })],
         });
       }
       const createdAt = await tx.tickets.insertFeedback(ticket.id, rating, text);

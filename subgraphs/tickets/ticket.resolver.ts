@@ -1,5 +1,5 @@
 import { Arg, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ForbiddenError, NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
+import { ForbiddenError, NotFoundError, ValidationError, type FieldMessages } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
 import { TOKEN_HIDDEN_FIELDS } from '../../contracts/tickets/live-event';
 import { TicketAccess } from './ticket-access';
@@ -20,6 +20,7 @@ import {
 } from './ticket.type';
 import { BranchType, toBranchType, toVenueType, VenueType } from './venue.type';
 import { VenueService } from './venue.service';
+import { say } from '../../common/messages';
 
 function unlessReadByToken(ticket: TicketType, field: (typeof TOKEN_HIDDEN_FIELDS)[number]): string | null {
   if (ticket.readByToken === true) {
@@ -33,7 +34,7 @@ function unlessReadByToken(ticket: TicketType, field: (typeof TOKEN_HIDDEN_FIELD
 /** Exactly one of id and externalId; an id that is not a positive integer names no ticket. */
 export function ticketRef(id: string | null | undefined, externalId: string | null | undefined): TicketRef {
   if ((id === null || id === undefined) === (externalId === null || externalId === undefined)) {
-    throw new ValidationError({ id: ['Give either id or externalId.'] });
+    throw new ValidationError({ id: [say('ticket.id_or_external_id')] });
   }
   if (externalId !== null && externalId !== undefined) return { externalId };
   const ticketId = parseRecordId(id);
@@ -106,17 +107,17 @@ export class TicketResolver {
     @Arg('perPage', () => Int, { defaultValue: DEFAULT_PER_PAGE }) perPage: number,
   ): Promise<TicketPageType> {
     const principal = await this.access.require('tickets:read');
-    const errors: FieldErrors = {};
-    if (page < 1) errors.page = ['The page field must be at least 1.'];
+    const errors: FieldMessages = {};
+    if (page < 1) errors.page = [say('field.min', { field: 'page', min: 1 })];
     if (perPage < 1 || perPage > TICKET_LIMITS.perPage) {
-      errors.perPage = [`The per page field must be between 1 and ${TICKET_LIMITS.perPage}.`];
+      errors.perPage = [say('field.between', { field: 'per page', min: 1, max: TICKET_LIMITS.perPage })];
     }
     if ((filter?.search?.length ?? 0) > TICKET_LIMITS.search) {
-      errors.search = [`The search field must not be greater than ${TICKET_LIMITS.search} characters.`];
+      errors.search = [say('field.max_characters', { field: 'search', max: TICKET_LIMITS.search })];
     }
     if ((filter?.externalId?.length ?? 0) > TICKET_LIMITS.externalId) {
       errors.externalId = [
-        `The external id field must not be greater than ${TICKET_LIMITS.externalId} characters.`,
+        say('field.max_characters', { field: 'external id', max: TICKET_LIMITS.externalId }),
       ];
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);

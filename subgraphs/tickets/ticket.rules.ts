@@ -1,6 +1,7 @@
-import { ValidationError, type FieldErrors } from '../../common/errors';
+import { ValidationError, type FieldMessages } from '../../common/errors';
+import { say, type MessageId } from '../../common/messages';
 import { TICKET_LIMITS, type TicketStatus } from '../../contracts/tickets/ticket.limits';
-import { IRAQI_MOBILE_MESSAGE, normalizeIraqiMobile } from '../../contracts/tickets/iraqi-mobile';
+import { normalizeIraqiMobile } from '../../contracts/tickets/iraqi-mobile';
 
 export interface NewTicketInput {
   number?: string | null;
@@ -27,7 +28,7 @@ function clean(value: string | null | undefined): string | null {
 
 /** Field keys are the GraphQL input names; the REST adapter turns them into the document's. */
 export function checkNewTicket(input: NewTicketInput): CheckedNewTicket {
-  const errors: FieldErrors = {};
+  const errors: FieldMessages = {};
   const checked: CheckedNewTicket = {
     number: clean(input.number),
     externalId: clean(input.externalId),
@@ -45,12 +46,12 @@ export function checkNewTicket(input: NewTicketInput): CheckedNewTicket {
   for (const [field, label, max] of lengths) {
     const value = checked[field];
     if (value !== null && [...value].length > max) {
-      errors[field] = [`The ${label} field must not be greater than ${max} characters.`];
+      errors[field] = [say('field.max_characters', { field: label, max })];
     }
   }
   if (checked.customerPhone !== null && errors.customerPhone === undefined) {
     const e164 = normalizeIraqiMobile(checked.customerPhone);
-    if (e164 === null) errors.customerPhone = [IRAQI_MOBILE_MESSAGE];
+    if (e164 === null) errors.customerPhone = [say('field.iraqi_mobile', { field: 'customer phone' })];
     else checked.customerPhone = e164;
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
@@ -58,10 +59,10 @@ export function checkNewTicket(input: NewTicketInput): CheckedNewTicket {
 }
 
 /** Venue, branch and key names: 1 to 120 characters once trimmed. Returns the trimmed name. */
-export function checkName(errors: FieldErrors, field: string, value: string): string {
+export function checkName(errors: FieldMessages, field: string, value: string): string {
   const trimmed = value.trim();
   if (trimmed.length < 1 || trimmed.length > 120) {
-    errors[field] = [`The ${field} field must be between 1 and 120 characters.`];
+    errors[field] = [say('field.between_characters', { field, min: 1, max: 120 })];
   }
   return trimmed;
 }
@@ -69,13 +70,16 @@ export function checkName(errors: FieldErrors, field: string, value: string): st
 export type TicketMove = 'ready' | 'collected' | 'cancel';
 
 /** The allowed moves (docs/API-DECISIONS.md): nothing leaves collected or cancelled. */
-export const MOVES: Record<TicketMove, { from: readonly TicketStatus[]; to: TicketStatus; done: string }> = {
-  ready: { from: ['waiting'], to: 'ready', done: 'marked ready' },
-  collected: { from: ['waiting', 'ready'], to: 'collected', done: 'marked collected' },
-  cancel: { from: ['waiting', 'ready'], to: 'cancelled', done: 'cancelled' },
+export const MOVES: Record<
+  TicketMove,
+  { from: readonly TicketStatus[]; to: TicketStatus; refused: MessageId }
+> = {
+  ready: { from: ['waiting'], to: 'ready', refused: 'ticket.cannot_ready' },
+  collected: { from: ['waiting', 'ready'], to: 'collected', refused: 'ticket.cannot_collected' },
+  cancel: { from: ['waiting', 'ready'], to: 'cancelled', refused: 'ticket.cannot_cancel' },
 };
 
 export function refuseMove(move: TicketMove, status: TicketStatus): ValidationError {
-  const message = `A ${status} ticket cannot be ${MOVES[move].done}.`;
-  return new ValidationError({ status: [message] }, message);
+  const refused = say(MOVES[move].refused, { status });
+  return new ValidationError({ status: [refused] }, refused);
 }

@@ -10,6 +10,7 @@ import { checkNewTicket, MOVES, refuseMove, type NewTicketInput, type TicketMove
 import { VenueRepository } from './venue.repository';
 import { TOKEN } from '../../common/patterns';
 import { IDEMPOTENCY_HOURS } from '../../contracts/tickets/ticket.limits';
+import { say } from '../../common/messages';
 
 /** A ticket of the caller's branch, by id or by the calling system's order id. */
 export type TicketRef = { id: number } | { externalId: string };
@@ -92,9 +93,7 @@ export class TicketService {
     }
     if (idempotencyKey.length < 1 || idempotencyKey.length > TICKET_LIMITS.idempotencyKey) {
       throw new ValidationError({
-        idempotencyKey: [
-          `The Idempotency-Key header must be between 1 and ${TICKET_LIMITS.idempotencyKey} characters.`,
-        ],
+        idempotencyKey: [say('ticket.idempotency_key_length', { max: TICKET_LIMITS.idempotencyKey })],
       });
     }
     const hash = requestHash(checked);
@@ -131,7 +130,7 @@ export class TicketService {
     }
     if (existing.requestHash !== hash) {
       throw new ValidationError({
-        idempotencyKey: ['The Idempotency-Key was already used with a different request body.'],
+        idempotencyKey: [say('request.idempotency_mismatch')],
       });
     }
     return this.tickets.findStored(existing.ticketId);
@@ -159,10 +158,10 @@ export class TicketService {
       }
       const clash = await tx.tickets.openTicketClash(principal.branchId, number, checked.externalId);
       if (clash.externalIdTaken)
-        throw new ValidationError({ externalId: ['The external id has already been taken.'] });
+        throw new ValidationError({ externalId: [say('field.taken', { field: 'external id' })] });
       if (clash.numberTaken && checked.number !== null) {
         throw new ValidationError({
-          number: ['The number has already been taken by an open ticket of this branch.'],
+          number: [say('ticket.number_taken')],
         });
       }
       // An automatic number held by a ticket whose number was supplied by hand: take the next one.
@@ -216,8 +215,8 @@ export class TicketService {
         const state = await tx.tickets.ringState(current.id, RING_INTERVAL_SECONDS);
         if (state === undefined) throw new NotFoundError('Ticket not found.');
         if (state.status !== 'ready') {
-          const message = `Only a ready ticket can be rung; this one is ${state.status}.`;
-          throw new ValidationError({ status: [message] }, message);
+          const refused = say('ticket.ring_not_ready', { status: state.status });
+          throw new ValidationError({ status: [refused] }, refused);
         }
         const wait = Math.max(1, Math.ceil(state.waitSeconds ?? 1));
         throw new RateLimitedError(

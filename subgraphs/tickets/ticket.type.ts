@@ -2,7 +2,7 @@ import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } fr
 import type { Ticket } from './ticket.entity';
 import type { PublicTicketView } from './ticket.service';
 import type { TextLanguage } from '../../common/language';
-import { SOURCE_TEXT, STATUS_TEXT } from './ticket.texts';
+import { sourceText, statusText } from './ticket.texts';
 
 /** GraphQL names the statuses in capitals; the stored and REST values are lower case. */
 export enum TicketStatusValue {
@@ -189,7 +189,7 @@ export function toPublicTicket(
   return {
     number: t.number,
     status: t.status as TicketStatusValue,
-    statusText: STATUS_TEXT[t.status][language],
+    statusText: statusText(t.status, language),
     venueName: view.venueName,
     branchName: view.branchName,
     language: view.venueLanguage,
@@ -302,11 +302,11 @@ export function toTicketType(ticket: Ticket, { publicBaseUrl, language }: Presen
     externalId: ticket.externalId,
     token: ticket.token,
     status: ticket.status as TicketStatusValue,
-    statusText: STATUS_TEXT[ticket.status][language],
+    statusText: statusText(ticket.status, language),
     customerName: ticket.customerName,
     note: ticket.note,
     source: ticket.source,
-    sourceText: SOURCE_TEXT[ticket.source][language],
+    sourceText: sourceText(ticket.source, language),
     ringCount: ticket.ringCount,
     phoneLinked: ticket.phoneLinked,
     alertsEnabled: ticket.alertsEnabled,

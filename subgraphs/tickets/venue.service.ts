@@ -1,9 +1,10 @@
 import type { EntityManager } from '../../common/database';
-import { NotFoundError, ValidationError, type FieldErrors } from '../../common/errors';
+import { NotFoundError, ValidationError, type FieldMessages } from '../../common/errors';
 import type { Branch } from './branch.entity';
 import { checkName } from './ticket.rules';
 import type { Venue, VenueLanguage } from './venue.entity';
 import { VenueRepository } from './venue.repository';
+import { say } from '../../common/messages';
 
 export interface NewVenue {
   name: string;
@@ -30,10 +31,10 @@ export class VenueService {
   }
 
   async create(input: NewVenue): Promise<Venue> {
-    const errors: FieldErrors = {};
+    const errors: FieldMessages = {};
     const name = checkName(errors, 'name', input.name);
     if (input.timezone !== undefined && !isTimezone(input.timezone)) {
-      errors.timezone = [`The timezone field must be an IANA time zone such as Asia/Baghdad.`];
+      errors.timezone = [say('field.time_zone', { field: 'timezone' })];
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     return this.venues.create({
@@ -59,7 +60,7 @@ export class VenueService {
 
   async createBranch(venueId: number, name: string): Promise<Branch> {
     await this.get(venueId);
-    const errors: FieldErrors = {};
+    const errors: FieldMessages = {};
     const trimmed = checkName(errors, 'name', name);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     return this.venues.createBranch(venueId, trimmed);

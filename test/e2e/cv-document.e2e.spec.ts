@@ -231,6 +231,18 @@ describe('GET and PUT /cvs/{uuid}: the full payload, partial updates and validat
     expect(unknownKey.body.errors).toEqual({
       'section_order.1': ['The selected section order.1 is invalid.'],
     });
+    // Refused by the cv subgraph, whose message ids cross the gateway to the adapter.
+    const unknownKeyArabic = await call(
+      'PUT',
+      `/cvs/${cv.id}`,
+      key,
+      { section_order: ['experience', 'nope'] },
+      { 'accept-language': 'ar' },
+    );
+    expect(unknownKeyArabic.body).toEqual({
+      message: 'قيمة حقل section order.1 المختارة غير صالحة.',
+      errors: { 'section_order.1': ['قيمة حقل section order.1 المختارة غير صالحة.'] },
+    });
     const template = await call('PUT', `/cvs/${cv.id}`, key, { template_id: cv.template_id + 1 });
     expect(template.status).toBe(422);
     expect(Object.keys(template.body.errors!)).toEqual(['template_id']);

@@ -20,7 +20,10 @@ interface GraphReply {
   status: number;
   body: {
     data?: Record<string, unknown> | null;
-    errors?: { message: string; extensions?: { code?: string; errors?: Record<string, string[]> } }[];
+    errors?: {
+      message: string;
+      extensions?: { code?: string; errors?: Record<string, string[]>; messages?: unknown };
+    }[];
   };
 }
 
@@ -68,6 +71,7 @@ describe('text no column can store, ids no record can have, and paths no route t
     query: string,
     variables: Record<string, unknown> = {},
     rawBody?: string,
+    extraHeaders: Record<string, string> = {},
   ): Promise<GraphReply> {
     const response = await fetch(platform.gatewayUrl, {
       method: 'POST',
@@ -75,6 +79,7 @@ describe('text no column can store, ids no record can have, and paths no route t
         'content-type': 'application/json',
         authorization: `Bearer ${branch.key}`,
         'x-api-key': account.key,
+        ...extraHeaders,
       },
       body: rawBody ?? JSON.stringify({ query, variables }),
     });
@@ -349,6 +354,29 @@ describe('text no column can store, ids no record can have, and paths no route t
       );
       expect(nested.body.errors?.[0]?.extensions?.errors).toEqual({
         'input.resume.basics.name': [NUL_MESSAGE('input.resume.basics.name')],
+      });
+    });
+
+    it('gives the ids of its sentences to a caller that asks, from the gateway and from a subgraph', async () => {
+      const ask = { 'x-message-ids': '1' };
+      const guarded = await graph(CREATE, { input: { customerName: 'Ali\u0000' } }, undefined, ask);
+      expect(guarded.body.errors?.[0]?.extensions?.messages).toEqual({
+        message: [{ id: 'field.nul', params: { field: 'input.customerName' } }],
+        errors: { 'input.customerName': [{ id: 'field.nul', params: { field: 'input.customerName' } }] },
+      });
+      const tooLong = { input: { note: 'x'.repeat(300) } };
+      const refused = await graph(CREATE, tooLong, undefined, ask);
+      expect(refused.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        errors: { note: ['The note field must not be greater than 255 characters.'] },
+        messages: { errors: { note: [{ id: 'field.max_characters', params: { field: 'note', max: 255 } }] } },
+      });
+      // Without the header the answer is as it always was.
+      const plain = await graph(CREATE, tooLong);
+      expect(plain.body.errors?.[0]?.extensions).toEqual({
+        code: 'BAD_USER_INPUT',
+        errors: { note: ['The note field must not be greater than 255 characters.'] },
+        serviceName: 'tickets',
       });
     });
 

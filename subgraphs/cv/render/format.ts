@@ -1,4 +1,5 @@
-import type { SectionKey } from '../../../contracts/cv/cv.payload';
+import { text, type MessageId } from '../../../common/messages';
+import { SECTION_KEYS, type SectionKey } from '../../../contracts/cv/cv.payload';
 import { DATE, MONTH } from '../../../common/patterns';
 
 /** The two languages a CV is written in; each picks its direction, words and month names. */
@@ -57,60 +58,28 @@ export interface CvLabels {
   watermark: string;
 }
 
-export const LABELS: Record<CvLocale, CvLabels> = {
-  ar: {
-    sections: {
-      experience: 'الخبرة العملية',
-      education: 'التعليم',
-      skills: 'المهارات',
-      languages: 'اللغات',
-      certifications: 'الشهادات',
-      projects: 'المشاريع',
-      awards: 'الجوائز',
-      volunteers: 'العمل التطوعي',
-      references: 'المراجع',
-      tasks: 'المهام',
-      expertise: 'مجالات الخبرة',
-    },
-    summary: 'نبذة مختصرة',
-    contact: 'معلومات التواصل',
-    email: 'البريد الإلكتروني',
-    phone: 'الهاتف',
-    website: 'الموقع',
-    address: 'العنوان',
-    nationality: 'الجنسية',
-    birthDate: 'تاريخ الميلاد',
-    present: 'حتى الآن',
-    gpa: 'المعدل',
-    watermark: 'الخطة المجانية',
-  },
-  en: {
-    sections: {
-      experience: 'Experience',
-      education: 'Education',
-      skills: 'Skills',
-      languages: 'Languages',
-      certifications: 'Certifications',
-      projects: 'Projects',
-      awards: 'Awards',
-      volunteers: 'Volunteering',
-      references: 'References',
-      tasks: 'Tasks',
-      expertise: 'Expertise',
-    },
-    summary: 'Profile',
-    contact: 'Contact',
-    email: 'Email',
-    phone: 'Phone',
-    website: 'Website',
-    address: 'Address',
-    nationality: 'Nationality',
-    birthDate: 'Date of birth',
-    present: 'Present',
-    gpa: 'GPA',
-    watermark: 'Free plan',
-  },
-};
+function labelsIn(locale: CvLocale): CvLabels {
+  const say = (id: MessageId) => text(id, locale);
+  return {
+    sections: Object.fromEntries(SECTION_KEYS.map((key) => [key, say(`cv.label.section.${key}`)])) as Record<
+      SectionKey,
+      string
+    >,
+    summary: say('cv.label.summary'),
+    contact: say('cv.label.contact'),
+    email: say('cv.label.email'),
+    phone: say('cv.label.phone'),
+    website: say('cv.label.website'),
+    address: say('cv.label.address'),
+    nationality: say('cv.label.nationality'),
+    birthDate: say('cv.label.birth_date'),
+    present: say('cv.label.present'),
+    gpa: say('cv.label.gpa'),
+    watermark: say('cv.label.watermark'),
+  };
+}
+
+export const LABELS: Record<CvLocale, CvLabels> = { ar: labelsIn('ar'), en: labelsIn('en') };
 
 const HTML_ESCAPES: Record<string, string> = {
   '&': '&amp;',

@@ -1,4 +1,5 @@
 import { ValidationError } from '../../../common/errors';
+import { say } from '../../../common/messages';
 
 /** The events of the ticket document, in its order. */
 export const DOCUMENTED_EVENTS = [
@@ -44,9 +45,12 @@ export function parseEvents(value: string): WebhookEvent[] {
   ];
   const unknown = events.filter((e) => !isWebhookEvent(e));
   if (events.length === 0 || unknown.length > 0) {
+    const choices = WEBHOOK_EVENTS.join(', ');
     throw new ValidationError({
       events: [
-        `The events must be a comma-separated list of ${WEBHOOK_EVENTS.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}.`,
+        unknown.length > 0
+          ? say('field.choose_list_unknown', { field: 'events', choices, unknown: unknown.join(', ') })
+          : say('field.choose_list', { field: 'events', choices }),
       ],
     });
   }

@@ -118,7 +118,7 @@ export class WebhookEndpointService {
       const parsed = checkWebhookUrlForm(url, this.config.webhooks.allowInsecure);
       await vetWebhookHost(parsed, this.config.webhooks.allowInsecure);
     } catch (error) {
-      if (error instanceof UnsafeWebhookUrlError) throw new ValidationError({ url: [error.message] });
+      if (error instanceof UnsafeWebhookUrlError) throw new ValidationError({ url: [error.said] });
       throw error;
     }
   }

@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { render, say, type Message } from '../../../common/messages';
 
 /** Addresses a webhook may never reach: loopback, private, link-local (cloud metadata), reserved. */
 const NOT_PUBLIC = new BlockList();
@@ -46,30 +47,33 @@ export function isPublicAddress(address: string): boolean {
 }
 
 export class UnsafeWebhookUrlError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(readonly said: Message) {
+    super(render(said, 'en'));
     this.name = 'UnsafeWebhookUrlError';
   }
 }
 
-/** The URL's form: https (http too when insecure is allowed), a host, no credentials. */
-export function checkWebhookUrlForm(value: string, allowInsecure: boolean): URL {
+const URL_MAX = 2048;
+
+/**
+ * The URL's form: https (http too when insecure is allowed), a host, no credentials. `field` names
+ * it in the refusal (a webhook's `url`, a push subscription's `endpoint`).
+ */
+export function checkWebhookUrlForm(value: string, allowInsecure: boolean, field = 'url'): URL {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new UnsafeWebhookUrlError('The url must be an absolute URL.');
+    throw new UnsafeWebhookUrlError(say('url.absolute', { field }));
   }
   const schemes = allowInsecure ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) {
-    throw new UnsafeWebhookUrlError(
-      allowInsecure ? 'The url must use https or http.' : 'The url must use https.',
-    );
+    throw new UnsafeWebhookUrlError(say(allowInsecure ? 'url.https_or_http' : 'url.https', { field }));
   }
   if (url.username !== '' || url.password !== '') {
-    throw new UnsafeWebhookUrlError('The url must not carry credentials.');
+    throw new UnsafeWebhookUrlError(say('url.credentials', { field }));
   }
-  if (value.length > 2048) throw new UnsafeWebhookUrlError('The url may not be longer than 2048 characters.');
+  if (value.length > URL_MAX) throw new UnsafeWebhookUrlError(say('url.too_long', { field, max: URL_MAX }));
   return url;
 }
 
@@ -87,15 +91,17 @@ export async function vetWebhookHost(
   try {
     addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true });
   } catch (error) {
-    throw new UnsafeWebhookUrlError(`The url's host ${host} does not resolve (${(error as Error).message}).`);
+    throw new UnsafeWebhookUrlError(
+      say('url.unresolved', { field: 'url', host, reason: (error as Error).message }),
+    );
   }
   const first = addresses[0];
-  if (first === undefined) throw new UnsafeWebhookUrlError(`The url's host ${host} has no address.`);
+  if (first === undefined) throw new UnsafeWebhookUrlError(say('url.no_address', { field: 'url', host }));
   if (!allowInsecure) {
     const refused = addresses.find((a) => !isPublicAddress(a.address));
     if (refused !== undefined) {
       throw new UnsafeWebhookUrlError(
-        `The url's host ${host} resolves to ${refused.address}, which is not a public address.`,
+        say('url.not_public', { field: 'url', host, address: refused.address }),
       );
     }
   }
