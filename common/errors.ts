@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import type { TextLanguage } from './language';
 import { render, renderAll, summaryOf, type Message } from './messages';
 
 /** The platform's one error model: every subgraph throws these, the REST adapter maps them. */
@@ -41,7 +42,7 @@ export function fieldError(field: string, said: Message): FieldMessages {
   return errors;
 }
 
-export function renderFields(errors: FieldMessages, language: 'en' | 'ar'): FieldErrors {
+export function renderFields(errors: FieldMessages, language: TextLanguage): FieldErrors {
   return Object.fromEntries(
     Object.entries(errors).map(([field, messages]) => [field, messages.map((m) => render(m, language))]),
   );
