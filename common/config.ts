@@ -116,6 +116,12 @@ const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{43}$/, 'the base64url P-256 private key (npx web-push generate-vapid-keys)')
     .optional(),
+  MAIL_DRIVER: z.enum(['log', 'smtp']).default('log'),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/\S+$/, 'an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example.com:587')
+    .optional(),
+  MAIL_FROM: z.string().min(3).default('Nida <no-reply@nida.invalid>'),
   VAPID_SUBJECT: z
     .string()
     .regex(/^(mailto:|https:\/\/)\S+$/, 'a mailto: or https: URL where push services can reach the operator')
@@ -189,6 +195,8 @@ export interface Config {
   };
   /** Web Push to customers' pages in the background; null when no VAPID keys are configured. */
   push: { publicKey: string; privateKey: string; subject: string } | null;
+  /** Mail to people (verification, password reset, invitations): logged, or sent over SMTP. */
+  mail: { driver: 'log' | 'smtp'; smtpUrl: string | undefined; from: string };
   sms: {
     driver: 'log' | 'http';
     httpUrl: string | undefined;
@@ -232,6 +240,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (raw.SMS_DRIVER === 'http' && raw.SMS_HTTP_URL === undefined) {
     problems.push('SMS_HTTP_URL: required when SMS_DRIVER is http');
+  }
+  if (raw.MAIL_DRIVER === 'smtp' && raw.SMTP_URL === undefined) {
+    problems.push('SMTP_URL: required when MAIL_DRIVER is smtp');
   }
   if ((raw.VAPID_PUBLIC_KEY === undefined) !== (raw.VAPID_PRIVATE_KEY === undefined)) {
     problems.push('VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY: give both (Web Push on) or neither (off)');
@@ -293,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       raw.VAPID_PUBLIC_KEY !== undefined && raw.VAPID_PRIVATE_KEY !== undefined
         ? { publicKey: raw.VAPID_PUBLIC_KEY, privateKey: raw.VAPID_PRIVATE_KEY, subject: raw.VAPID_SUBJECT }
         : null,
+    mail: { driver: raw.MAIL_DRIVER, smtpUrl: raw.SMTP_URL, from: raw.MAIL_FROM },
     sms: {
       driver: raw.SMS_DRIVER,
       httpUrl: raw.SMS_HTTP_URL,
