@@ -5,7 +5,14 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/nida');
     expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
-    expect(config.ports).toEqual({ rest: 3000, gateway: 4000, tickets: 4001, cv: 4002, billing: 4003 });
+    expect(config.ports).toEqual({
+      rest: 3000,
+      gateway: 4000,
+      tickets: 4001,
+      cv: 4002,
+      billing: 4003,
+      identity: 4005,
+    });
     expect(config.publicBaseUrl).toBe('http://localhost:3000');
     expect(config.gatewayUrl).toBe('http://127.0.0.1:4000/graphql');
     expect(config.subgraphUrls.billing).toBe('http://127.0.0.1:4003/graphql');

@@ -69,21 +69,25 @@ const configSchema = z.object({
   TICKETS_PORT: port(4001),
   CV_PORT: port(4002),
   BILLING_PORT: port(4003),
+  IDENTITY_PORT: port(4005),
   GATEWAY_URL: httpUrl.optional(),
   TICKETS_SUBGRAPH_URL: httpUrl.optional(),
   CV_SUBGRAPH_URL: httpUrl.optional(),
   BILLING_SUBGRAPH_URL: httpUrl.optional(),
+  IDENTITY_SUBGRAPH_URL: httpUrl.optional(),
   PUBLIC_BASE_URL: httpUrl.default('http://localhost:3000'),
   PUBLIC_LIVE_URL: z
     .string()
     .regex(/^wss?:\/\/[^\s]+$/, 'a ws:// or wss:// URL')
     .optional(),
   PUBLIC_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
+  PUBLIC_WRITE_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   SHUTDOWN_TIMEOUT_MS: duration.default(10_000),
   READY_CHECK_TIMEOUT_MS: duration.default(2_000),
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
+  SIGNUP_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1).default(2_000),
@@ -130,7 +134,7 @@ const configSchema = z.object({
 
 type RawConfig = z.infer<typeof configSchema>;
 
-export type SubgraphName = 'tickets' | 'cv' | 'billing';
+export type SubgraphName = 'tickets' | 'cv' | 'billing' | 'identity';
 
 export interface Config {
   nodeEnv: RawConfig['NODE_ENV'];
@@ -151,6 +155,8 @@ export interface Config {
   publicLiveUrl: string;
   /** Requests a minute per client address to the ticket page, its QR images and its assets. */
   publicRateLimit: number;
+  /** Writes without a credential a minute per client address (the page's, sign-in, sign-up). */
+  publicWriteRateLimit: number;
   shutdownTimeoutMs: number;
   readyCheckTimeoutMs: number;
   upstreamTimeoutMs: number;
@@ -158,6 +164,8 @@ export interface Config {
   ticketsRateLimit: number;
   /** cv-api.md: requests a minute per account over the CV API. */
   cvRateLimit: number;
+  /** Sign-ups an hour per client address. */
+  signUpRateLimit: number;
   /**
    * Held by the platform's own processes only: subgraphs answer no request without it, and the
    * gateway does not count again a request the REST adapter has already counted.
@@ -263,21 +271,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tickets: raw.TICKETS_PORT,
       cv: raw.CV_PORT,
       billing: raw.BILLING_PORT,
+      identity: raw.IDENTITY_PORT,
     },
     gatewayUrl: raw.GATEWAY_URL ?? local(raw.GATEWAY_PORT),
     subgraphUrls: {
       tickets: raw.TICKETS_SUBGRAPH_URL ?? local(raw.TICKETS_PORT),
       cv: raw.CV_SUBGRAPH_URL ?? local(raw.CV_PORT),
       billing: raw.BILLING_SUBGRAPH_URL ?? local(raw.BILLING_PORT),
+      identity: raw.IDENTITY_SUBGRAPH_URL ?? local(raw.IDENTITY_PORT),
     },
     publicBaseUrl: raw.PUBLIC_BASE_URL.replace(/\/+$/, ''),
     publicLiveUrl: raw.PUBLIC_LIVE_URL ?? (raw.GATEWAY_URL ?? local(raw.GATEWAY_PORT)).replace(/^http/, 'ws'),
     publicRateLimit: raw.PUBLIC_RATE_LIMIT,
+    publicWriteRateLimit: raw.PUBLIC_WRITE_RATE_LIMIT,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
     readyCheckTimeoutMs: raw.READY_CHECK_TIMEOUT_MS,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
     cvRateLimit: raw.CV_RATE_LIMIT,
+    signUpRateLimit: raw.SIGNUP_RATE_LIMIT,
     internalSecret: raw.INTERNAL_SECRET ?? DEVELOPMENT_INTERNAL_SECRET,
     graphqlLimits: {
       maxDepth: raw.GRAPHQL_MAX_DEPTH,

@@ -362,6 +362,51 @@ export const MESSAGES = {
     ar: 'تذكير: طلبك رقم {number} جاهز. تفضل بالاستلام.',
   },
 
+  // People: sign-up, sign-in and sessions (subgraphs/identity).
+  'identity.password_common': {
+    en: 'The {field} is too common; choose one that is harder to guess.',
+    ar: 'حقل {field} شائع جداً؛ اختر كلمة مرور يصعب تخمينها.',
+  },
+  'identity.sign_in_failed': {
+    en: 'The email or password is incorrect.',
+    ar: 'البريد الإلكتروني أو كلمة المرور غير صحيحة.',
+  },
+  'identity.sign_in_required': { en: 'Sign in first.', ar: 'سجّل الدخول أولاً.' },
+  'identity.token_invalid': {
+    en: 'This link is invalid, already used or expired.',
+    ar: 'هذا الرابط غير صالح أو مستخدم من قبل أو منتهي الصلاحية.',
+  },
+  'identity.current_password_wrong': {
+    en: 'The current password is incorrect.',
+    ar: 'كلمة المرور الحالية غير صحيحة.',
+  },
+  'identity.session_not_found': { en: 'Session not found.', ar: 'الجلسة غير موجودة.' },
+  'identity.too_many_sign_ins': {
+    en: 'Too many failed sign-ins. Retry in {wait} seconds.',
+    ar: 'محاولات دخول فاشلة كثيرة. أعد المحاولة بعد {wait} ثانية.',
+  },
+  'identity.too_many_sign_ups': {
+    en: 'Too many sign-ups from this address. Retry in {wait} seconds.',
+    ar: 'عمليات تسجيل كثيرة من هذا العنوان. أعد المحاولة بعد {wait} ثانية.',
+  },
+
+  // Mail to people (common/mail.ts): subjects and bodies, in the reader's language.
+  'mail.verify.subject': { en: 'Confirm your email address', ar: 'أكّد عنوان بريدك الإلكتروني' },
+  'mail.verify.body': {
+    en: 'Hello {name},\n\nTo confirm your email address, open this link:\n\n{url}\n\nThe link expires in one hour. If you did not create an account, you can ignore this email.',
+    ar: 'مرحباً {name}،\n\nلتأكيد عنوان بريدك الإلكتروني، افتح هذا الرابط:\n\n{url}\n\nتنتهي صلاحية الرابط بعد ساعة واحدة. إذا لم تُنشئ حساباً، فيمكنك تجاهل هذه الرسالة.',
+  },
+  'mail.reset.subject': { en: 'Reset your password', ar: 'إعادة تعيين كلمة المرور' },
+  'mail.reset.body': {
+    en: 'Hello {name},\n\nWe received a request to reset your password. To choose a new one, open this link:\n\n{url}\n\nThe link expires in one hour. If you did not ask for this, you can ignore this email; your password stays as it is.',
+    ar: 'مرحباً {name}،\n\nتلقّينا طلباً لإعادة تعيين كلمة المرور الخاصة بك. لاختيار كلمة مرور جديدة، افتح هذا الرابط:\n\n{url}\n\nتنتهي صلاحية الرابط بعد ساعة واحدة. إذا لم تطلب ذلك، فيمكنك تجاهل هذه الرسالة وستبقى كلمة المرور كما هي.',
+  },
+  'mail.invite.subject': { en: '{inviter} invited you to {venue}', ar: 'دعاك {inviter} إلى {venue}' },
+  'mail.invite.body': {
+    en: 'Hello,\n\n{inviter} invited you to join {venue} as {role}. To accept the invitation, open this link:\n\n{url}\n\nThe invitation expires in seven days. If you did not expect it, you can ignore this email.',
+    ar: 'مرحباً،\n\nدعاك {inviter} للانضمام إلى {venue} بصفة {role}. لقبول الدعوة، افتح هذا الرابط:\n\n{url}\n\nتنتهي صلاحية الدعوة بعد سبعة أيام. إذا لم تكن تتوقعها، فيمكنك تجاهل هذه الرسالة.',
+  },
+
   // The ticket page (rest-adapter/public/ticket-page.html.ts).
   'page.ticket.your_number': { en: 'Your number', ar: 'رقم طلبك' },
   'page.ticket.title': { en: 'Order {number}', ar: 'طلبك رقم {number}' },

@@ -19,14 +19,16 @@ export interface RatePolicy {
 }
 
 /**
- * The page's writes (alerts, SMS opt-in, push, feedback) per client address and minute, on top of
- * the public budget: a customer taps a handful of times.
+ * Writes without a credential per client address and minute, on top of the public budget: the
+ * page's (alerts, SMS opt-in, push, feedback; a customer taps a handful of times) and sign-up,
+ * sign-in and password resets, which the identity subgraph limits further. The default of
+ * PUBLIC_WRITE_RATE_LIMIT.
  */
 export const PUBLIC_WRITE_RATE_LIMIT = 30;
 
 /** Every budget, from the configuration: the documents' limits unless an operator raised them. */
 export function ratePolicies(
-  config: Pick<Config, 'ticketsRateLimit' | 'cvRateLimit' | 'publicRateLimit'>,
+  config: Pick<Config, 'ticketsRateLimit' | 'cvRateLimit' | 'publicRateLimit' | 'publicWriteRateLimit'>,
 ): Record<'tickets' | 'cv' | 'public' | 'publicWrites', RatePolicy> {
   return {
     // ticket-calling-api.md: 120 requests a minute per key, over every endpoint.
@@ -35,7 +37,7 @@ export function ratePolicies(
     cv: { name: 'cv', quota: config.cvRateLimit, windowSeconds: 60 },
     // Requests without a credential (pages, QR images, token-addressed operations, the catalogue).
     public: { name: 'public', quota: config.publicRateLimit, windowSeconds: 60 },
-    publicWrites: { name: 'public-writes', quota: PUBLIC_WRITE_RATE_LIMIT, windowSeconds: 60 },
+    publicWrites: { name: 'public-writes', quota: config.publicWriteRateLimit, windowSeconds: 60 },
   };
 }
 

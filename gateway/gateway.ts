@@ -17,7 +17,10 @@ import { queryLimitOptions } from './query-limits';
 import { GatewayRateLimits } from './rate-limit';
 import type { RunQuery } from './live/live-hub';
 import { startLiveServer, type RunningLiveServer } from './live/live-server';
+import { SessionResolver } from './sessions';
 import { subgraphFetcher } from './subgraph-fetcher';
+import { REQUEST_ID_HEADER } from '../common/request-context';
+import { CLIENT_ADDRESS_HEADER } from '../contracts/identity/session';
 import { inputGuardPlugin } from './input-guard.plugin';
 import {
   FORWARDED_HEADERS,
@@ -40,7 +43,7 @@ function forwardedHeaders(req: Request): GatewayContext['headers'] {
 }
 
 function isSubgraphName(name: string): name is SubgraphName {
-  return name === 'tickets' || name === 'cv' || name === 'billing';
+  return name === 'tickets' || name === 'cv' || name === 'billing' || name === 'identity';
 }
 
 /** The one graph: plans operations over the subgraphs composed in schema/supergraph.graphql. */
@@ -101,14 +104,16 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     health: () => ({ subscribers: live.server?.hub.subscribers ?? 0 }),
   });
   service.app.use('/graphql', limits.httpMiddleware(forwardedHeaders));
+  const sessions = new SessionResolver(config);
   mountGraphQL(
     service,
     apollo,
-    ({ req, res }) =>
-      Promise.resolve({
-        headers: forwardedHeaders(req),
-        client: GatewayRateLimits.clientOf(req, res.locals),
-      }),
+    async ({ req, res }) => {
+      const headers = forwardedHeaders(req);
+      Object.assign(headers, await sessions.headersFor(headers.authorization, headers[REQUEST_ID_HEADER]));
+      headers[CLIENT_ADDRESS_HEADER] = req.ip;
+      return { headers, client: GatewayRateLimits.clientOf(req, res.locals) };
+    },
     PHOTO_BODY_LIMIT,
   );
   const port = await service.listen(config.ports.gateway, config.listenHost);

@@ -2,9 +2,10 @@ import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@
 import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
 import type { RateDecision } from '../common/rate-budget';
 import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../common/request-context';
+import { CLIENT_ADDRESS_HEADER, SESSION_ID_HEADER, SESSION_USER_HEADER } from '../contracts/identity/session';
 import { TICKET_TOKEN_HEADER } from '../contracts/tickets/live-event';
 
-/** Headers a subgraph needs to decide who is asking and how to answer. */
+/** Headers of the client a subgraph needs to decide who is asking and how to answer. */
 export const FORWARDED_HEADERS = [
   REQUEST_ID_HEADER,
   'authorization',
@@ -13,6 +14,12 @@ export const FORWARDED_HEADERS = [
   TICKET_TOKEN_HEADER,
   MESSAGE_IDS_HEADER,
 ] as const;
+
+/**
+ * Headers only the gateway sets (contracts/identity/session.ts): never taken from a client, always
+ * passed on to the subgraphs.
+ */
+export const GATEWAY_SET_HEADERS = [SESSION_USER_HEADER, SESSION_ID_HEADER, CLIENT_ADDRESS_HEADER] as const;
 
 export interface GatewayContext {
   headers: Record<string, string | undefined>;
@@ -45,7 +52,7 @@ export class HeaderForwardingDataSource extends RemoteGraphQLDataSource<GatewayC
     // Entity fetches during query planning run without a request context.
     const headers = 'headers' in context ? (context as GatewayContext).headers : undefined;
     if (headers === undefined) return;
-    for (const name of FORWARDED_HEADERS) {
+    for (const name of [...FORWARDED_HEADERS, ...GATEWAY_SET_HEADERS]) {
       const value = headers[name];
       if (value !== undefined) request.http.headers.set(name, value);
     }

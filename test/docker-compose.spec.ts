@@ -33,6 +33,7 @@ describe('docker-compose.yml', () => {
       'billing',
       'cv',
       'gateway',
+      'identity',
       'migrate',
       'postgres',
       'redis',

@@ -27,7 +27,15 @@ export interface RunningStack {
   pid: number;
   restUrl: string;
   gatewayUrl: string;
-  ports: { rest: number; gateway: number; tickets: number; cv: number; billing: number; events: number };
+  ports: {
+    rest: number;
+    gateway: number;
+    tickets: number;
+    cv: number;
+    billing: number;
+    identity: number;
+    events: number;
+  };
   /** The stack's internal secret, for callers that reach a subgraph directly (benchmarks, tests). */
   internalSecret: string;
   output(): string;
@@ -37,7 +45,8 @@ export interface RunningStack {
 
 /** `npm start`'s supervisor (compiled, from dist/) on free ports and the given environment. */
 export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<RunningStack> {
-  const [rest, gateway, tickets, cv, billing, events] = (await freePorts(6)) as [
+  const [rest, gateway, tickets, cv, billing, identity, events] = (await freePorts(7)) as [
+    number,
     number,
     number,
     number,
@@ -56,6 +65,7 @@ export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Pr
       TICKETS_PORT: String(tickets),
       CV_PORT: String(cv),
       BILLING_PORT: String(billing),
+      IDENTITY_PORT: String(identity),
       EVENTS_PORT: String(events),
       ...env,
       INTERNAL_SECRET: internalSecret,
@@ -90,7 +100,7 @@ export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Pr
     pid: child.pid ?? 0,
     restUrl: `http://127.0.0.1:${rest}/api/v1`,
     gatewayUrl: `http://127.0.0.1:${gateway}/graphql`,
-    ports: { rest, gateway, tickets, cv, billing, events },
+    ports: { rest, gateway, tickets, cv, billing, identity, events },
     internalSecret,
     output: () => output,
     async stop(signal = 'SIGTERM') {

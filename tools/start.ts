@@ -19,6 +19,7 @@ const SUBGRAPH_PROCESSES: ProcessSpec[] = [
   { name: 'tickets-subgraph', script: 'subgraphs/tickets/main.js', port: (c) => c.ports.tickets },
   { name: 'cv-subgraph', script: 'subgraphs/cv/main.js', port: (c) => c.ports.cv },
   { name: 'billing-subgraph', script: 'subgraphs/billing/main.js', port: (c) => c.ports.billing },
+  { name: 'identity-subgraph', script: 'subgraphs/identity/main.js', port: (c) => c.ports.identity },
 ];
 const EVENTS: ProcessSpec = {
   name: 'tickets-events',
@@ -96,6 +97,7 @@ function summary(config: Config, demo: DemoData | null): string {
     `  tickets subgraph            http://${host}:${config.ports.tickets}/graphql`,
     `  cv subgraph                 http://${host}:${config.ports.cv}/graphql`,
     `  billing subgraph            http://${host}:${config.ports.billing}/graphql`,
+    `  identity subgraph           http://${host}:${config.ports.identity}/graphql`,
     `  tickets events worker       http://${host}:${config.eventsPort}/readyz (outbox relay, webhooks)`,
     `  public URLs built from      ${config.publicBaseUrl}`,
     `  database                    ${redactUrl(config.databaseUrl)}`,

@@ -12,6 +12,7 @@ describe('the supergraph', () => {
       'tickets.graphql',
       'cv.graphql',
       'billing.graphql',
+      'identity.graphql',
       'supergraph.graphql',
     ]);
     // `npm run compose` rewrites schema/ after a schema change; commit what it writes.

@@ -7,7 +7,7 @@ import { printSubgraphSdl, type SubgraphDefinition } from '../common/subgraph';
 import { SUBGRAPHS } from '../subgraphs';
 
 /** Ports a subgraph listens on by default; the gateway overrides these URLs from its config. */
-const DEFAULT_PORTS: Record<string, number> = { tickets: 4001, cv: 4002, billing: 4003 };
+const DEFAULT_PORTS: Record<string, number> = { tickets: 4001, cv: 4002, billing: 4003, identity: 4005 };
 
 export interface SchemaFile {
   path: string;

@@ -1,5 +1,6 @@
 import type { TextLanguage } from '../../common/language';
 import { text, type MessageId, type MessageParams } from '../../common/messages';
+import { escapeHtml } from '../../common/html';
 
 /** The ticket as the page shows it: `PublicTicket` from the graph, in the page's language. */
 export interface PageTicket {
@@ -40,13 +41,6 @@ function wordsIn(language: TextLanguage) {
 }
 
 const STATUSES = ['waiting', 'ready', 'collected', 'cancelled'] as const;
-
-export function escapeHtml(value: string): string {
-  return value.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
-}
 
 /** Everything up to `<body>`: language and direction, the policy-friendly head, the assets. */
 function documentStart(language: TextLanguage, title: string, assets: PageAssets, live: boolean): string {

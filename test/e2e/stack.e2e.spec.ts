@@ -242,6 +242,7 @@ describe('the whole stack, as `npm start` runs it', () => {
       'billing-subgraph',
       'cv-subgraph',
       'gateway',
+      'identity-subgraph',
       'rest-adapter',
       'tickets-events',
       'tickets-subgraph',

@@ -104,6 +104,7 @@ export function testConfig(database: TestDatabase, env: NodeJS.ProcessEnv = {}):
     TICKETS_PORT: '0',
     CV_PORT: '0',
     BILLING_PORT: '0',
+    IDENTITY_PORT: '0',
     EVENTS_PORT: '0',
     SHUTDOWN_TIMEOUT_MS: '5000',
     INTERNAL_SECRET: TEST_INTERNAL_SECRET,

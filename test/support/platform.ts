@@ -20,16 +20,24 @@ export interface Platform {
 
 /** Every process of the platform in this test process, on free ports, over real HTTP. */
 export async function startPlatform(database: TestDatabase, env: NodeJS.ProcessEnv = {}): Promise<Platform> {
-  const [tickets, cv, billing, gateway] = (await freePorts(4)) as [number, number, number, number];
+  const [tickets, cv, billing, identity, gateway] = (await freePorts(5)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const url = (port: number) => `http://127.0.0.1:${port}/graphql`;
   const config = testConfig(database, {
     TICKETS_PORT: String(tickets),
     CV_PORT: String(cv),
     BILLING_PORT: String(billing),
+    IDENTITY_PORT: String(identity),
     GATEWAY_PORT: String(gateway),
     TICKETS_SUBGRAPH_URL: url(tickets),
     CV_SUBGRAPH_URL: url(cv),
     BILLING_SUBGRAPH_URL: url(billing),
+    IDENTITY_SUBGRAPH_URL: url(identity),
     GATEWAY_URL: url(gateway),
     PUBLIC_BASE_URL: 'https://q.example.test',
     ...env,

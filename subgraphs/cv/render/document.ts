@@ -10,16 +10,9 @@ import {
 import { PHOTO_TYPES as PHOTO_TYPE_LIST } from '../../../contracts/cv/photo.limits';
 import { BASE_CSS, designFor, type CvTheme } from './designs';
 import { fontFaceCss, fontNeedsOf, type FontFamily } from './fonts';
-import {
-  LABELS,
-  escapeHtml,
-  formatDate,
-  formatMonth,
-  safeColour,
-  type CvLabels,
-  type CvLocale,
-} from './format';
+import { LABELS, formatDate, formatMonth, safeColour, type CvLabels, type CvLocale } from './format';
 import { DATE, MONTH } from '../../../common/patterns';
+import { escapeHtml } from '../../../common/html';
 
 /** Everything one rendering of a CV needs; the document is the payload as `GET /cvs/{uuid}` shows it. */
 export interface RenderInput {

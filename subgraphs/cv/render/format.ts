@@ -81,19 +81,6 @@ function labelsIn(locale: CvLocale): CvLabels {
 
 export const LABELS: Record<CvLocale, CvLabels> = { ar: labelsIn('ar'), en: labelsIn('en') };
 
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Safe in a text node and in a quoted attribute alike, so one function serves both. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]!);
-}
-
 const COLOUR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
 /** The only user value that reaches CSS: a hex colour, or nothing. */

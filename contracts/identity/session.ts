@@ -1,0 +1,19 @@
+/**
+ * What the gateway tells every subgraph about the person behind a request. The gateway resolves a
+ * `Authorization: Bearer ses_…` token once per request (the identity subgraph's `sessionPrincipal`)
+ * and sets these itself; whatever a client sends under these names is dropped at the gateway, and
+ * subgraphs answer only the gateway (the internal credential), so a subgraph can trust them.
+ */
+export const SESSION_USER_HEADER = 'x-session-user';
+export const SESSION_ID_HEADER = 'x-session-id';
+/** The client's address as the gateway saw it, for limits kept per address. */
+export const CLIENT_ADDRESS_HEADER = 'x-client-address';
+
+/** The prefix of a session token, which tells it from an API key in the same header. */
+export const SESSION_TOKEN_PREFIX = 'ses_';
+
+/** The session token of an Authorization header, or undefined when it carries something else. */
+export function sessionTokenOf(authorization: string | undefined): string | undefined {
+  const match = /^Bearer\s+(ses_[A-Za-z0-9_-]{1,100})$/i.exec(authorization ?? '');
+  return match?.[1];
+}

@@ -1,0 +1,7 @@
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261123100000IdentitySchema } from './Migration20261123100000IdentitySchema';
+
+/** Identity's migrations in the order they apply; append, never reorder. */
+export const identityMigrations: MigrationObject[] = [
+  { name: 'Migration20261123100000IdentitySchema', class: Migration20261123100000IdentitySchema },
+];
