@@ -353,6 +353,13 @@ export const MESSAGES = {
     en: 'Feedback opens once the order is collected; it is {status}.',
     ar: 'يُتاح التقييم بعد استلام الطلب؛ حالته الآن {status}.',
   },
+  'venue.not_found': { en: 'Venue not found.', ar: 'المكان غير موجود.' },
+  'venue.branch_not_found': { en: 'Branch not found.', ar: 'الفرع غير موجود.' },
+  'venue.key_not_found': { en: 'API key not found.', ar: 'مفتاح API غير موجود.' },
+  'venue.role_forbidden': {
+    en: 'Your role at this venue ({role}) does not allow this.',
+    ar: 'دورك في هذا المكان ({role}) لا يسمح بهذا.',
+  },
   'ticket.sms_ready': {
     en: 'Your order {number} is ready at {venue}. Please collect it.',
     ar: 'طلبك رقم {number} جاهز في {venue}. تفضل بالاستلام.',

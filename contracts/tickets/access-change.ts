@@ -10,3 +10,11 @@ export type AccessChange = { keyId: number } | { venueId: number };
 export function accessChannel(redisPrefix: string): string {
   return `${redisPrefix}tickets:access-changed`;
 }
+
+/**
+ * Where tickets processes keep a venue's plan for a minute: billing drops it when the plan changes,
+ * then announces the change on `accessChannel`.
+ */
+export function venuePlanCacheKey(redisPrefix: string, venueId: number): string {
+  return `${redisPrefix}tickets:venue-plan:${venueId}`;
+}

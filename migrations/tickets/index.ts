@@ -5,6 +5,7 @@ import { Migration20261121200000WebhooksAndSms } from './Migration20261121200000
 import { Migration20261122100000TicketFeedback } from './Migration20261122100000TicketFeedback';
 import { Migration20261122110000PushSubscriptions } from './Migration20261122110000PushSubscriptions';
 import { Migration20261123100000OutboxRelayedAt } from './Migration20261123100000OutboxRelayedAt';
+import { Migration20261123200000VenueMembers } from './Migration20261123200000VenueMembers';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
@@ -14,4 +15,5 @@ export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261122100000TicketFeedback', class: Migration20261122100000TicketFeedback },
   { name: 'Migration20261122110000PushSubscriptions', class: Migration20261122110000PushSubscriptions },
   { name: 'Migration20261123100000OutboxRelayedAt', class: Migration20261123100000OutboxRelayedAt },
+  { name: 'Migration20261123200000VenueMembers', class: Migration20261123200000VenueMembers },
 ];

@@ -12,6 +12,10 @@ import { PlanResolver } from './plan.resolver';
 import { PlanService } from './plan.service';
 import { Subscription } from './subscription.entity';
 import { SubscriptionRepository } from './subscription.repository';
+import { SubscriptionResolver } from './subscription.resolver';
+import { PlanChanges } from './plan-change';
+import { SubgraphClient } from '../../common/subgraph-call';
+import { SESSION_USER_HEADER } from '../../contracts/identity/session';
 import { SubscriptionService } from './subscription.service';
 import { UsageRepository } from './usage.repository';
 import { VenueBillingResolver } from './venue.resolver';
@@ -36,7 +40,13 @@ export function billingServices(em: EntityManager): BillingServices {
 export const billingSubgraph: SubgraphDefinition = {
   name: 'billing',
   schemaModule: { schema: 'billing', entities: [Plan, Subscription], migrations: billingMigrations },
-  resolvers: [PlanResolver, VenueBillingResolver, AccountBillingResolver, MeterResolver],
+  resolvers: [
+    PlanResolver,
+    VenueBillingResolver,
+    AccountBillingResolver,
+    MeterResolver,
+    SubscriptionResolver,
+  ],
   orphanedTypes: [BillingVenue, BillingAccount],
   referenceResolvers: {
     Plan: {
@@ -60,6 +70,17 @@ export const billingSubgraph: SubgraphDefinition = {
       new VenueBillingResolver(subscriptions),
       new AccountBillingResolver(subscriptions),
       new MeterResolver(subscriptions),
+      new SubscriptionResolver(
+        subscriptions,
+        new PlanChanges(
+          subscriptions,
+          SubgraphClient.of(scope.config, 'tickets'),
+          scope.redis,
+          scope.config.redisPrefix,
+          parseRecordId(scope.headers[SESSION_USER_HEADER]),
+          scope.requestId,
+        ),
+      ),
     ];
   },
 };

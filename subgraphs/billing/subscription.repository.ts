@@ -20,6 +20,45 @@ export class SubscriptionRepository {
     return subscription;
   }
 
+  /** Keeps the move in `billing.subscription_changes`, the subject's plan history. */
+  async recordChange(change: {
+    subjectType: SubjectType;
+    subjectId: number;
+    fromPlanKey: string | null;
+    toPlanKey: string;
+    changedByUserId: number | null;
+  }): Promise<void> {
+    await this.em.execute(
+      `insert into billing.subscription_changes
+         (subject_type, subject_id, from_plan_key, to_plan_key, changed_by_user_id) values (?, ?, ?, ?, ?)`,
+      [change.subjectType, change.subjectId, change.fromPlanKey, change.toPlanKey, change.changedByUserId],
+    );
+  }
+
+  async history(
+    subjectType: SubjectType,
+    subjectId: number,
+  ): Promise<{ fromPlanKey: string | null; toPlanKey: string; changedByUserId: number | null; at: Date }[]> {
+    const rows = await this.em.execute<
+      {
+        from_plan_key: string | null;
+        to_plan_key: string;
+        changed_by_user_id: string | null;
+        created_at: Date | string;
+      }[]
+    >(
+      `select from_plan_key, to_plan_key, changed_by_user_id, created_at from billing.subscription_changes
+        where subject_type = ? and subject_id = ? order by id`,
+      [subjectType, subjectId],
+    );
+    return rows.map((row) => ({
+      fromPlanKey: row.from_plan_key,
+      toPlanKey: row.to_plan_key,
+      changedByUserId: row.changed_by_user_id === null ? null : Number(row.changed_by_user_id),
+      at: new Date(row.created_at),
+    }));
+  }
+
   /** Writes the changes made to a subscription this repository returned. */
   async save(subscription: Subscription): Promise<void> {
     await this.em.persist(subscription).flush();

@@ -27,9 +27,25 @@ export class SubscriptionService {
   }
 
   /** Puts the subject on the plan (creating or changing its subscription); the plan must be of its product. */
-  async subscribe(subjectType: SubjectType, subjectId: number, planKey: string): Promise<Subscription> {
+  /**
+   * Puts the subject on the plan and keeps the move in its history.
+   * @param changedByUserId the person who asked; null for the operator or the platform itself
+   */
+  async subscribe(
+    subjectType: SubjectType,
+    subjectId: number,
+    planKey: string,
+    changedByUserId: number | null = null,
+  ): Promise<Subscription> {
     await this.planFor(subjectType, planKey);
     const subscription = await this.subscriptions.findBySubject(subjectType, subjectId);
+    await this.subscriptions.recordChange({
+      subjectType,
+      subjectId,
+      fromPlanKey: subscription?.planKey ?? null,
+      toPlanKey: planKey,
+      changedByUserId,
+    });
     if (subscription === null) {
       return this.subscriptions.create({ subjectType, subjectId, planKey, status: 'active', endsAt: null });
     }
@@ -38,6 +54,10 @@ export class SubscriptionService {
     subscription.endsAt = null;
     await this.subscriptions.save(subscription);
     return subscription;
+  }
+
+  history(subjectType: SubjectType, subjectId: number) {
+    return this.subscriptions.history(subjectType, subjectId);
   }
 
   /** The plan an active subscription gives the subject, or null (no subscription, or not active). */

@@ -1,7 +1,7 @@
 import { SubgraphClient } from '../../common/subgraph-call';
 import { ticketsMigrations } from '../../migrations/tickets';
 import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
-import { AccessCache } from './access-cache';
+import { AccessCache, announceAccessChange } from './access-cache';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyService } from './api-key.service';
 import { Branch } from './branch.entity';
@@ -17,7 +17,11 @@ import type { PresentOptions } from './ticket.type';
 import { languageOf } from '../../common/language';
 import { Venue } from './venue.entity';
 import { VenuePlanClient } from './venue-plan.client';
+import { VenueManagementResolver } from './venue-management.resolver';
+import { VenueManagement } from './venue-management.service';
 import { VenueService } from './venue.service';
+import { parseRecordId } from '../../common/input.rules';
+import { SESSION_USER_HEADER } from '../../contracts/identity/session';
 import { VenueType } from './venue.type';
 
 function accessCacheOf(scope: RequestScope): AccessCache {
@@ -79,7 +83,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
     entities: [Venue, Branch, ApiKey, Ticket, OutboxEvent],
     migrations: ticketsMigrations,
   },
-  resolvers: [TicketResolver, BranchResolver, TicketCustomerResolver],
+  resolvers: [TicketResolver, BranchResolver, TicketCustomerResolver, VenueManagementResolver],
   orphanedTypes: [VenueType],
   referenceResolvers: {
     Ticket: {
@@ -103,6 +107,15 @@ export const ticketsSubgraph: SubgraphDefinition = {
       presentOptions(scope),
       scope.config.push,
       scope.config.webhooks.allowInsecure,
+    ),
+    new VenueManagementResolver(
+      new VenueManagement(
+        scope.em,
+        parseRecordId(scope.headers[SESSION_USER_HEADER]),
+        SubgraphClient.of(scope.config, 'billing'),
+        scope.requestId,
+        (change) => announceAccessChange(scope.redis, scope.config.redisPrefix, change),
+      ),
     ),
   ],
 };

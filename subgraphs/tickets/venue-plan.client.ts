@@ -1,6 +1,7 @@
 import { PlanClient } from '../../common/plan-client';
 import type { Redis } from '../../common/redis';
 import type { SubgraphClient } from '../../common/subgraph-call';
+import { venuePlanCacheKey } from '../../contracts/tickets/access-change';
 import { announceAccessChange } from './access-cache';
 
 /** What the venue's ticket plan allows, as billing says. */
@@ -8,10 +9,6 @@ export interface VenueEntitlements {
   planKey: string | null;
   apiAccess: boolean;
   sms: boolean;
-}
-
-function venuePlanCacheKey(redisPrefix: string, venueId: number): string {
-  return `${redisPrefix}tickets:venue-plan:${venueId}`;
 }
 
 /** A venue's ticket plan through the graph (see PlanClient), cached a minute. */

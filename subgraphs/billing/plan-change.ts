@@ -1,0 +1,50 @@
+import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../../common/errors';
+import { parseRecordId } from '../../common/input.rules';
+import { say } from '../../common/messages';
+import type { Redis } from '../../common/redis';
+import type { SubgraphClient } from '../../common/subgraph-call';
+import { accessChannel, venuePlanCacheKey } from '../../contracts/tickets/access-change';
+import type { Plan } from './plan.entity';
+import type { SubscriptionService } from './subscription.service';
+
+const VENUE_ROLE = `query VenueRole($venueId: ID!, $userId: ID!) { venueRole(venueId: $venueId, userId: $userId) }`;
+
+/**
+ * A venue's owner moves it to another plan. Who owns the venue is the tickets subgraph's to say;
+ * the caches of the venue's plan (Redis, and every tickets process through the access channel)
+ * are dropped at once, as `venue set-plan` does.
+ */
+export class PlanChanges {
+  constructor(
+    private readonly subscriptions: SubscriptionService,
+    private readonly tickets: SubgraphClient,
+    private readonly redis: Redis,
+    private readonly redisPrefix: string,
+    private readonly userId: number | null,
+    private readonly requestId: string,
+  ) {}
+
+  async changeVenuePlan(venueId: string, planKey: string): Promise<Plan> {
+    if (this.userId === null) throw new UnauthenticatedError(say('identity.sign_in_required'));
+    const id = parseRecordId(venueId);
+    if (id === null) throw new NotFoundError(say('venue.not_found'));
+    const { venueRole } = await this.tickets.call<{ venueRole: string | null }>(
+      'asking a venue role',
+      VENUE_ROLE,
+      { venueId: String(id), userId: String(this.userId) },
+      { requestId: this.requestId },
+    );
+    if (venueRole === null) throw new NotFoundError(say('venue.not_found'));
+    if (venueRole !== 'OWNER') throw new ForbiddenError(say('venue.role_forbidden', { role: venueRole }));
+    const plan = await this.subscriptions.planFor('venue', planKey);
+    await this.subscriptions.subscribe('venue', id, plan.key, this.userId);
+    await this.redis.del(venuePlanCacheKey(this.redisPrefix, id));
+    await this.redis.publish(accessChannel(this.redisPrefix), JSON.stringify({ venueId: id }));
+    return plan;
+  }
+
+  /** CV accounts of people come with the next change; until then their plans move by the operator. */
+  changeAccountPlan(): never {
+    throw new ValidationError({ accountId: [say('field.not_allowed', { field: 'account id' })] });
+  }
+}

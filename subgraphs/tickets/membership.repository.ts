@@ -1,0 +1,143 @@
+import type { EntityManager } from '../../common/database';
+
+export const VENUE_ROLES = ['OWNER', 'MANAGER', 'STAFF'] as const;
+export type VenueRole = (typeof VENUE_ROLES)[number];
+
+export interface Membership {
+  venueId: number;
+  userId: number;
+  role: VenueRole;
+  createdAt: Date;
+}
+
+export interface VenueApiKey {
+  id: number;
+  branchId: number;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  createdByUserId: number | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+interface RawMembership {
+  venue_id: string;
+  user_id: string;
+  role: VenueRole;
+  created_at: Date | string;
+}
+
+const date = (value: Date | string): Date => new Date(value);
+
+function membershipOf(row: RawMembership): Membership {
+  return {
+    venueId: Number(row.venue_id),
+    userId: Number(row.user_id),
+    role: row.role,
+    createdAt: date(row.created_at),
+  };
+}
+
+/** `tickets.venue_members`: who works at a venue, in which role; and what they manage there. */
+export class MembershipRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  async add(venueId: number, userId: number, role: VenueRole): Promise<void> {
+    await this.em.execute(
+      `insert into tickets.venue_members (venue_id, user_id, role) values (?, ?, ?)
+       on conflict (venue_id, user_id) do update set role = excluded.role`,
+      [venueId, userId, role],
+    );
+  }
+
+  async roleOf(venueId: number, userId: number): Promise<VenueRole | null> {
+    const rows = await this.em.execute<{ role: VenueRole }[]>(
+      `select role from tickets.venue_members where venue_id = ? and user_id = ?`,
+      [venueId, userId],
+    );
+    return rows[0]?.role ?? null;
+  }
+
+  async ofUser(userId: number): Promise<Membership[]> {
+    const rows = await this.em.execute<RawMembership[]>(
+      `select venue_id, user_id, role, created_at from tickets.venue_members where user_id = ? order by venue_id`,
+      [userId],
+    );
+    return rows.map(membershipOf);
+  }
+
+  async ofVenue(venueId: number): Promise<Membership[]> {
+    const rows = await this.em.execute<RawMembership[]>(
+      `select venue_id, user_id, role, created_at from tickets.venue_members
+        where venue_id = ? order by created_at, user_id`,
+      [venueId],
+    );
+    return rows.map(membershipOf);
+  }
+
+  async branchesOf(venueId: number): Promise<{ id: number; name: string; venueId: number }[]> {
+    const rows = await this.em.execute<{ id: string; name: string }[]>(
+      `select id, name from tickets.branches where venue_id = ? order by id`,
+      [venueId],
+    );
+    return rows.map((row) => ({ id: Number(row.id), name: row.name, venueId }));
+  }
+
+  async renameBranch(branchId: number, name: string): Promise<void> {
+    await this.em.execute(`update tickets.branches set name = ? where id = ?`, [name, branchId]);
+  }
+
+  async apiKeysOf(venueId: number): Promise<VenueApiKey[]> {
+    const rows = await this.em.execute<
+      {
+        id: string;
+        branch_id: string;
+        name: string;
+        prefix: string;
+        scopes: string[] | string;
+        created_by_user_id: string | null;
+        last_used_at: Date | string | null;
+        revoked_at: Date | string | null;
+        created_at: Date | string;
+      }[]
+    >(
+      `select k.id, k.branch_id, k.name, k.prefix, k.scopes, k.created_by_user_id, k.last_used_at,
+              k.revoked_at, k.created_at
+         from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
+        where b.venue_id = ? order by k.id`,
+      [venueId],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      branchId: Number(row.branch_id),
+      name: row.name,
+      prefix: row.prefix,
+      // Postgres text[] arrives parsed or as its literal, depending on the driver's type parsers.
+      scopes: Array.isArray(row.scopes)
+        ? row.scopes
+        : row.scopes
+            .replace(/^\{|\}$/g, '')
+            .split(',')
+            .filter(Boolean),
+      createdByUserId: row.created_by_user_id === null ? null : Number(row.created_by_user_id),
+      lastUsedAt: row.last_used_at === null ? null : date(row.last_used_at),
+      revokedAt: row.revoked_at === null ? null : date(row.revoked_at),
+      createdAt: date(row.created_at),
+    }));
+  }
+
+  async setKeyCreator(keyId: number, userId: number): Promise<void> {
+    await this.em.execute(`update tickets.api_keys set created_by_user_id = ? where id = ?`, [userId, keyId]);
+  }
+
+  /** The venue a key belongs to, through its branch; null for an unknown key. */
+  async venueOfKey(keyId: number): Promise<number | null> {
+    const rows = await this.em.execute<{ venue_id: string }[]>(
+      `select b.venue_id from tickets.api_keys k join tickets.branches b on b.id = k.branch_id where k.id = ?`,
+      [keyId],
+    );
+    return rows[0] === undefined ? null : Number(rows[0].venue_id);
+  }
+}
