@@ -231,7 +231,7 @@ describe('venues run by their people, over the graph', () => {
       owner.token,
     );
     expect(plan.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    expect(Object.keys((plan.errors?.[0]?.extensions?.errors ?? {}))).toEqual(['plan']);
+    expect(Object.keys(plan.errors?.[0]?.extensions?.errors ?? {})).toEqual(['plan']);
     const { createBranch } = await data<{ createBranch: { id: string } }>(
       `mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }`,
       { i: { venueId: createVenue.id, name: 'B' } },
