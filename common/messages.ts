@@ -356,6 +356,18 @@ export const MESSAGES = {
   'venue.not_found': { en: 'Venue not found.', ar: 'المكان غير موجود.' },
   'venue.branch_not_found': { en: 'Branch not found.', ar: 'الفرع غير موجود.' },
   'venue.key_not_found': { en: 'API key not found.', ar: 'مفتاح API غير موجود.' },
+  'venue.member_not_found': { en: 'Member not found.', ar: 'العضو غير موجود.' },
+  'venue.last_owner': {
+    en: 'A venue keeps at least one owner.',
+    ar: 'يجب أن يبقى للمكان مالك واحد على الأقل.',
+  },
+  'venue.invitation_other_email': {
+    en: 'This invitation was sent to another email address.',
+    ar: 'أُرسلت هذه الدعوة إلى بريد إلكتروني آخر.',
+  },
+  'venue.role.OWNER': { en: 'owner', ar: 'مالك' },
+  'venue.role.MANAGER': { en: 'manager', ar: 'مدير' },
+  'venue.role.STAFF': { en: 'staff', ar: 'موظف' },
   'venue.role_forbidden': {
     en: 'Your role at this venue ({role}) does not allow this.',
     ar: 'دورك في هذا المكان ({role}) لا يسمح بهذا.',

@@ -141,3 +141,74 @@ export class MembershipRepository {
     return rows[0] === undefined ? null : Number(rows[0].venue_id);
   }
 }
+
+export interface Invitation {
+  id: number;
+  venueId: number;
+  email: string;
+  role: VenueRole;
+}
+
+/** `tickets.venue_invitations` and the changes of members that must leave an owner. */
+export class InvitationRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  async create(fields: {
+    venueId: number;
+    email: string;
+    role: VenueRole;
+    tokenHash: Buffer;
+    invitedBy: number;
+    days: number;
+  }): Promise<number> {
+    const rows = await this.em.execute<{ id: string }[]>(
+      `insert into tickets.venue_invitations (venue_id, email, role, token_hash, invited_by_user_id, expires_at)
+       values (?, ?, ?, ?, ?, now() + make_interval(days => ?)) returning id`,
+      [fields.venueId, fields.email, fields.role, fields.tokenHash, fields.invitedBy, fields.days],
+    );
+    return Number(rows[0]!.id);
+  }
+
+  /** Redeems a live invitation once; null when unknown, used or expired. */
+  async redeem(tokenHash: Buffer, userId: number): Promise<Invitation | null> {
+    const rows = await this.em.execute<{ id: string; venue_id: string; email: string; role: VenueRole }[]>(
+      `update tickets.venue_invitations set accepted_at = now(), accepted_by_user_id = ?
+        where token_hash = ? and accepted_at is null and expires_at > now()
+        returning id, venue_id, email, role`,
+      [userId, tokenHash],
+    );
+    const row = rows[0];
+    return row === undefined
+      ? null
+      : { id: Number(row.id), venueId: Number(row.venue_id), email: row.email, role: row.role };
+  }
+
+  /** Locks the venue's members until the transaction ends, so two changes cannot both remove the last owner. */
+  async lockMembers(venueId: number): Promise<void> {
+    await this.em.execute(`select id from tickets.venues where id = ? for update`, [venueId]);
+  }
+
+  async ownersBesides(venueId: number, userId: number): Promise<number> {
+    const rows = await this.em.execute<{ count: string }[]>(
+      `select count(*) as count from tickets.venue_members where venue_id = ? and role = 'OWNER' and user_id <> ?`,
+      [venueId, userId],
+    );
+    return Number(rows[0]?.count ?? 0);
+  }
+
+  async setRole(venueId: number, userId: number, role: VenueRole): Promise<boolean> {
+    const rows = await this.em.execute<{ user_id: string }[]>(
+      `update tickets.venue_members set role = ? where venue_id = ? and user_id = ? returning user_id`,
+      [role, venueId, userId],
+    );
+    return rows.length > 0;
+  }
+
+  async remove(venueId: number, userId: number): Promise<boolean> {
+    const rows = await this.em.execute<{ user_id: string }[]>(
+      `delete from tickets.venue_members where venue_id = ? and user_id = ? returning user_id`,
+      [venueId, userId],
+    );
+    return rows.length > 0;
+  }
+}

@@ -1,6 +1,8 @@
 import { SubgraphClient } from '../../common/subgraph-call';
 import { ticketsMigrations } from '../../migrations/tickets';
-import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
+import type { RequestScope, SharedState, SubgraphDefinition } from '../../common/subgraph';
+import { createMailer, type Mailer } from '../../common/mail';
+import { PeopleClient } from './people.client';
 import { AccessCache, announceAccessChange } from './access-cache';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyService } from './api-key.service';
@@ -24,10 +26,33 @@ import { parseRecordId } from '../../common/input.rules';
 import { SESSION_USER_HEADER } from '../../contracts/identity/session';
 import { VenueType } from './venue.type';
 
-function accessCacheOf(scope: RequestScope): AccessCache {
-  if (!(scope.shared instanceof AccessCache))
+/** What every request of the tickets subgraph shares: the access cache and the mailer. */
+interface TicketsShared extends SharedState {
+  accessCache: AccessCache;
+  mailer: Mailer;
+}
+
+function sharedOf(scope: RequestScope): TicketsShared {
+  const shared = scope.shared as TicketsShared | undefined;
+  if (shared?.accessCache === undefined)
     throw new Error('the tickets subgraph started without its access cache');
-  return scope.shared;
+  return shared;
+}
+
+function accessCacheOf(scope: RequestScope): AccessCache {
+  return sharedOf(scope).accessCache;
+}
+
+/** The venue operations of the signed-in person of this request. */
+function venueManagementOf(scope: RequestScope): VenueManagement {
+  return new VenueManagement(scope.em, parseRecordId(scope.headers[SESSION_USER_HEADER]), {
+    billing: SubgraphClient.of(scope.config, 'billing'),
+    people: new PeopleClient(SubgraphClient.of(scope.config, 'identity')),
+    mailer: sharedOf(scope).mailer,
+    appBaseUrl: scope.config.publicBaseUrl,
+    requestId: scope.requestId,
+    announce: (change) => announceAccessChange(scope.redis, scope.config.redisPrefix, change),
+  });
 }
 
 function presentOptions(scope: RequestScope): PresentOptions {
@@ -97,7 +122,18 @@ export const ticketsSubgraph: SubgraphDefinition = {
     },
   },
   subscriptionTypeDefs: TICKET_SUBSCRIPTIONS,
-  startShared: ({ config, redis }) => AccessCache.listen(redis, config.redisPrefix),
+  startShared: async ({ config, redis, logger }) => {
+    const accessCache = await AccessCache.listen(redis, config.redisPrefix);
+    const mailer = createMailer(config.mail, logger);
+    return {
+      accessCache,
+      mailer,
+      close: async () => {
+        await accessCache.close();
+        await mailer.close();
+      },
+    } satisfies TicketsShared;
+  },
   createResolvers: (scope) => [
     ticketResolver(scope),
     new BranchResolver(new VenueService(scope.em)),
@@ -108,14 +144,6 @@ export const ticketsSubgraph: SubgraphDefinition = {
       scope.config.push,
       scope.config.webhooks.allowInsecure,
     ),
-    new VenueManagementResolver(
-      new VenueManagement(
-        scope.em,
-        parseRecordId(scope.headers[SESSION_USER_HEADER]),
-        SubgraphClient.of(scope.config, 'billing'),
-        scope.requestId,
-        (change) => announceAccessChange(scope.redis, scope.config.redisPrefix, change),
-      ),
-    ),
+    new VenueManagementResolver(venueManagementOf(scope)),
   ],
 };

@@ -1,5 +1,8 @@
 import { Arg, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import {
+  ChangeMemberRoleInput,
+  InviteMemberInput,
+  RemoveMemberInput,
   CreateBranchInput,
   CreateVenueInput,
   IssuedVenueApiKeyType,
@@ -134,6 +137,43 @@ export class VenueManagementResolver {
   })
   async setVenueSms(@Arg('input', () => SetVenueSmsInput) input: SetVenueSmsInput): Promise<VenueType> {
     return toVenueType(await this.management.setSms(input));
+  }
+
+  @Mutation(() => Boolean, {
+    description: 'Mails an invitation to join the venue (a single-use link, seven days). Owners only.',
+  })
+  inviteMember(@Arg('input', () => InviteMemberInput) input: InviteMemberInput): Promise<boolean> {
+    return this.management.inviteMember(input);
+  }
+
+  @Mutation(() => VenueType, {
+    description: 'Joins the venue of an invitation sent to the signed-in user’s address.',
+  })
+  async acceptInvitation(
+    @Arg('token', () => String, { description: 'The token from the invitation’s link.' }) token: string,
+  ): Promise<VenueType> {
+    return toVenueType(await this.management.acceptInvitation(token));
+  }
+
+  @Mutation(() => VenueMemberType, {
+    description: 'Changes a member’s role; a venue keeps an owner. Owners only.',
+  })
+  async changeMemberRole(
+    @Arg('input', () => ChangeMemberRoleInput) input: ChangeMemberRoleInput,
+  ): Promise<VenueMemberType> {
+    const member = await this.management.changeMemberRole(input);
+    return {
+      user: { id: String(member.userId) },
+      role: member.role as VenueRoleValue,
+      createdAt: member.createdAt,
+    };
+  }
+
+  @Mutation(() => Boolean, {
+    description: 'Takes a member off the venue (owners), or leaves it (anyone); a venue keeps an owner.',
+  })
+  removeMember(@Arg('input', () => RemoveMemberInput) input: RemoveMemberInput): Promise<boolean> {
+    return this.management.removeMember(input);
   }
 
   private async keysOf(venueId: number): Promise<VenueApiKeyType[]> {

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '../../common/database';
 import {
   ForbiddenError,
@@ -8,13 +9,16 @@ import {
   type FieldMessages,
 } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
-import { say } from '../../common/messages';
+import { say, text } from '../../common/messages';
 import type { SubgraphClient } from '../../common/subgraph-call';
 import type { AccessChange } from '../../contracts/tickets/access-change';
+import { mailFromMessages, type Mailer } from '../../common/mail';
+import type { PeopleClient } from './people.client';
 import type { TicketScope } from './api-key.entity';
 import { ApiKeyService, parseScopes, type IssuedKey } from './api-key.service';
 import type { Branch } from './branch.entity';
 import {
+  InvitationRepository,
   MembershipRepository,
   type Membership,
   type VenueApiKey,
@@ -33,6 +37,16 @@ const ALLOWED: Record<VenueAction, readonly VenueRole[]> = {
   own: ['OWNER'],
 };
 
+/** Higher roles first: the lower number wins when two would apply. */
+const RANK: Record<VenueRole, number> = { OWNER: 0, MANAGER: 1, STAFF: 2 };
+
+/** An address with one @ and a dot in its domain: the mail server decides the rest. */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function sha256(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
 /** A new venue starts on the cheapest ticket plan; its owner changes it. */
 export const FIRST_PLAN = 'starter';
 
@@ -40,20 +54,37 @@ const START_SUBSCRIPTION = `mutation StartSubscription($id: ID!, $plan: String!)
   startSubscription(subjectType: "venue", subjectId: $id, plan: $plan)
 }`;
 
+/** What venue management reaches outside its own tables. */
+export interface VenueManagementPorts {
+  billing: SubgraphClient;
+  people: PeopleClient;
+  mailer: Mailer;
+  /** Where invitation links lead: the panel's pages. */
+  appBaseUrl: string;
+  requestId: string;
+  /** Tells every tickets process and the gateway to drop what they cached of a key or venue. */
+  announce: (change: AccessChange) => Promise<void>;
+}
+
+/** Invitations are redeemed within this many days. */
+export const INVITATION_DAYS = 7;
+
 /** Venues as their people manage them: the signed-in user's side of the tickets subgraph. */
 export class VenueManagement {
   private readonly members: MembershipRepository;
   private readonly venues: VenueService;
   private readonly keys: ApiKeyService;
 
+  private readonly billing: SubgraphClient;
+  private readonly requestId: string;
+
   constructor(
     private readonly em: EntityManager,
     private readonly userId: number | null,
-    private readonly billing: SubgraphClient,
-    private readonly requestId: string,
-    /** Tells every tickets process and the gateway to drop what they cached of a key or venue. */
-    private readonly announce: (change: AccessChange) => Promise<void>,
+    private readonly outside: VenueManagementPorts,
   ) {
+    this.billing = outside.billing;
+    this.requestId = outside.requestId;
     this.members = new MembershipRepository(em);
     this.venues = new VenueService(em);
     this.keys = new ApiKeyService(em);
@@ -202,12 +233,119 @@ export class VenueManagement {
     if (role === null) throw new NotFoundError(say('venue.key_not_found'));
     if (!ALLOWED.manage.includes(role)) throw new ForbiddenError(say('venue.role_forbidden', { role }));
     await this.keys.revoke(keyId);
-    await this.announce({ keyId });
+    await this.outside.announce({ keyId });
     return { keyId, venueId };
   }
 
   async setSms(input: { venueId: string; enabled: boolean }): Promise<Venue> {
     return this.venues.setSms(await this.managed(input.venueId), input.enabled);
+  }
+
+  /**
+   * Mails a single-use link (INVITATION_DAYS) to join the venue in a role. Owners only; the mail is
+   * in the venue's language, since the invited person may have no account yet.
+   */
+  async inviteMember(input: { venueId: string; email: string; role: VenueRole }): Promise<boolean> {
+    const venueId = parseRecordId(input.venueId);
+    if (venueId === null) throw new NotFoundError(say('venue.not_found'));
+    await this.require(venueId, 'own');
+    const email = input.email.trim();
+    if (email.length > 254 || !EMAIL.test(email)) {
+      throw new ValidationError({ email: [say('field.email', { field: 'email' })] });
+    }
+    const venue = await this.venues.get(venueId);
+    const inviter = await this.outside.people.person(this.user(), this.requestId);
+    const token = `inv_${randomBytes(32).toString('base64url')}`;
+    await new InvitationRepository(this.em).create({
+      venueId,
+      email,
+      role: input.role,
+      tokenHash: sha256(token),
+      invitedBy: this.user(),
+      days: INVITATION_DAYS,
+    });
+    const language = venue.language;
+    await this.outside.mailer.send({
+      to: email,
+      language,
+      ...mailFromMessages('invite', language, {
+        venue: venue.name,
+        role: text(`venue.role.${input.role}`, language),
+        inviter: inviter?.name ?? venue.name,
+        // In the fragment, so no server between the mail and the panel logs the token.
+        url: `${this.outside.appBaseUrl}/venues/accept-invitation#token=${token}`,
+      }),
+    });
+    return true;
+  }
+
+  /** Joins the venue of an invitation sent to the signed-in user's own address. */
+  async acceptInvitation(token: string): Promise<Venue> {
+    const userId = this.user();
+    const person = await this.outside.people.person(userId, this.requestId);
+    if (person === null) throw new UnauthenticatedError(say('identity.sign_in_required'));
+    const venueId = await this.em.transactional(async (em) => {
+      const invitations = new InvitationRepository(em);
+      const invitation = await invitations.redeem(sha256(token), userId);
+      if (invitation === null) throw new ValidationError({ token: [say('identity.token_invalid')] });
+      if (invitation.email.toLowerCase() !== person.email.toLowerCase()) {
+        throw new ValidationError({ token: [say('venue.invitation_other_email')] });
+      }
+      const members = new MembershipRepository(em);
+      // Someone already at the venue keeps the higher of the two roles.
+      const current = await members.roleOf(invitation.venueId, userId);
+      if (current === null || RANK[invitation.role] < RANK[current]) {
+        await members.add(invitation.venueId, userId, invitation.role);
+      }
+      return invitation.venueId;
+    });
+    return this.venues.get(venueId);
+  }
+
+  /** Owners only; the venue keeps at least one owner. */
+  async changeMemberRole(input: { venueId: string; userId: string; role: VenueRole }): Promise<Membership> {
+    const { venueId, userId } = await this.ownedMember(input.venueId, input.userId);
+    await this.em.transactional(async (em) => {
+      const invitations = new InvitationRepository(em);
+      await invitations.lockMembers(venueId);
+      if (input.role !== 'OWNER' && (await invitations.ownersBesides(venueId, userId)) === 0) {
+        throw new ValidationError({ role: [say('venue.last_owner')] });
+      }
+      if (!(await invitations.setRole(venueId, userId, input.role))) {
+        throw new NotFoundError(say('venue.member_not_found'));
+      }
+    });
+    return (await this.members.ofVenue(venueId)).find((m) => m.userId === userId)!;
+  }
+
+  /** Owners remove anyone; anyone may leave. The venue keeps at least one owner. */
+  async removeMember(input: { venueId: string; userId: string }): Promise<boolean> {
+    const venueId = parseRecordId(input.venueId);
+    const userId = parseRecordId(input.userId);
+    if (venueId === null) throw new NotFoundError(say('venue.not_found'));
+    if (userId !== this.user()) await this.require(venueId, 'own');
+    else await this.require(venueId, 'read');
+    if (userId === null) throw new NotFoundError(say('venue.member_not_found'));
+    await this.em.transactional(async (em) => {
+      const invitations = new InvitationRepository(em);
+      await invitations.lockMembers(venueId);
+      if ((await invitations.ownersBesides(venueId, userId)) === 0) {
+        const role = await new MembershipRepository(em).roleOf(venueId, userId);
+        if (role === 'OWNER') throw new ValidationError({ userId: [say('venue.last_owner')] });
+      }
+      if (!(await invitations.remove(venueId, userId)))
+        throw new NotFoundError(say('venue.member_not_found'));
+    });
+    return true;
+  }
+
+  private async ownedMember(venue: string, user: string): Promise<{ venueId: number; userId: number }> {
+    const venueId = parseRecordId(venue);
+    if (venueId === null) throw new NotFoundError(say('venue.not_found'));
+    await this.require(venueId, 'own');
+    const userId = parseRecordId(user);
+    if (userId === null) throw new NotFoundError(say('venue.member_not_found'));
+    return { venueId, userId };
   }
 
   private branchOrNull(branchId: number): Promise<Branch | null> {

@@ -154,3 +154,36 @@ export class SetVenueSmsInput {
   @Field(() => Boolean, { description: 'On or off.' })
   enabled!: boolean;
 }
+
+@InputType('InviteMemberInput', { description: 'Whom to invite to a venue, and as what.' })
+export class InviteMemberInput {
+  @Field(() => ID, { description: 'The venue.' })
+  venueId!: string;
+
+  @Field(() => String, { description: 'The address the invitation goes to; only its user can accept it.' })
+  email!: string;
+
+  @Field(() => VenueRoleValue, { description: 'The role the invitation gives.' })
+  role!: VenueRoleValue;
+}
+
+@InputType('ChangeMemberRoleInput', { description: 'A member’s new role.' })
+export class ChangeMemberRoleInput {
+  @Field(() => ID, { description: 'The venue.' })
+  venueId!: string;
+
+  @Field(() => ID, { description: 'The member’s user id.' })
+  userId!: string;
+
+  @Field(() => VenueRoleValue, { description: 'The new role.' })
+  role!: VenueRoleValue;
+}
+
+@InputType('RemoveMemberInput', { description: 'A member to take off a venue.' })
+export class RemoveMemberInput {
+  @Field(() => ID, { description: 'The venue.' })
+  venueId!: string;
+
+  @Field(() => ID, { description: 'The member’s user id; one’s own to leave the venue.' })
+  userId!: string;
+}

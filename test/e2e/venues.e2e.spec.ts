@@ -1,5 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startPlatform, type Platform } from '../support/platform';
+import { LocalSmtpServer } from '../support/smtp-server';
 
 interface Reply {
   status: number;
@@ -12,14 +13,21 @@ const SIGN_UP = `mutation ($i: SignUpInput!) { signUp(input: $i) { token user { 
 describe('venues run by their people, over the graph', () => {
   let database: TestDatabase;
   let platform: Platform;
+  let smtp: LocalSmtpServer;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    platform = await startPlatform(database, { PUBLIC_WRITE_RATE_LIMIT: '1000' });
+    smtp = await LocalSmtpServer.start();
+    platform = await startPlatform(database, {
+      PUBLIC_WRITE_RATE_LIMIT: '1000',
+      MAIL_DRIVER: 'smtp',
+      SMTP_URL: smtp.url,
+    });
   });
 
   afterAll(async () => {
     await platform?.stop();
+    await smtp?.stop();
     await database.drop();
   });
 
@@ -47,9 +55,9 @@ describe('venues run by their people, over the graph', () => {
   }
 
   let people = 0;
-  async function person(): Promise<{ token: string; id: string; email: string }> {
+  async function person(chosen?: string): Promise<{ token: string; id: string; email: string }> {
     people += 1;
-    const email = `venue-person${people}@example.test`;
+    const email = chosen ?? `venue-person${people}@example.test`;
     const { signUp } = await data<{ signUp: { token: string; user: { id: string } } }>(SIGN_UP, {
       i: { email, password: 'a long venue passphrase', name: `Person ${people}`, language: 'en' },
     });
@@ -206,6 +214,93 @@ describe('venues run by their people, over the graph', () => {
     expect((await graph(`{ myVenues { id } }`)).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const staffRole = await data<{ venue: { viewerRole: string } }>(BRANCHES, { id: venueId }, staff.token);
     expect(staffRole.venue.viewerRole).toBe('STAFF');
+  });
+
+  it('invites people by mail; only the invited address joins, once; a venue keeps an owner', async () => {
+    const owner = await person();
+    const other = await person();
+    const { createVenue } = await data<{ createVenue: { id: string } }>(
+      `mutation ($i: CreateVenueInput!) { createVenue(input: $i) { id } }`,
+      { i: { name: 'Invite Kitchen', language: 'en' } },
+      owner.token,
+    );
+    const venueId = createVenue.id;
+    const INVITE = `mutation ($i: InviteMemberInput!) { inviteMember(input: $i) }`;
+    const ACCEPT = `mutation ($t: String!) { acceptInvitation(token: $t) { id viewerRole } }`;
+    const invitee = 'new.manager@example.test';
+    expect(await data(INVITE, { i: { venueId, email: invitee, role: 'MANAGER' } }, owner.token)).toEqual({
+      inviteMember: true,
+    });
+    await smtp.waitFor((mails) => mails.some((m) => m.to.includes(invitee)));
+    const mail = smtp.received.find((m) => m.to.includes(invitee))!;
+    expect(mail.subject).toContain('Invite Kitchen');
+    expect(mail.text).toContain('manager');
+    const token = /#token=(inv_[A-Za-z0-9_-]+)/.exec(mail.text)![1]!;
+
+    const wrongPerson = await graph(ACCEPT, { t: token }, other.token);
+    expect(wrongPerson.errors?.[0]?.extensions?.errors).toEqual({
+      token: ['This invitation was sent to another email address.'],
+    });
+    const manager = await person(invitee.toUpperCase());
+    // The refusal above left that invitation as it was; a second one works the same.
+    await data(INVITE, { i: { venueId, email: invitee, role: 'MANAGER' } }, owner.token);
+    await smtp.waitFor(
+      (mails) => mails.filter((m) => m.to.includes(invitee) && m.text.includes('inv_')).length === 2,
+    );
+    const second = /#token=(inv_[A-Za-z0-9_-]+)/.exec(
+      smtp.received.filter((m) => m.to.includes(invitee) && m.text.includes('inv_'))[1]!.text,
+    )![1]!;
+    expect(await data(ACCEPT, { t: second }, manager.token)).toEqual({
+      acceptInvitation: { id: venueId, viewerRole: 'MANAGER' },
+    });
+    const again = await graph(ACCEPT, { t: second }, manager.token);
+    expect(again.errors?.[0]?.extensions?.errors).toEqual({
+      token: ['This link is invalid, already used or expired.'],
+    });
+    expect(
+      (await graph(INVITE, { i: { venueId, email: 'x@example.test', role: 'STAFF' } }, manager.token))
+        .errors?.[0]?.extensions?.code,
+    ).toBe('FORBIDDEN');
+    expect(
+      (await graph(INVITE, { i: { venueId, email: 'not-an-email', role: 'STAFF' } }, owner.token)).errors?.[0]
+        ?.extensions?.errors,
+    ).toEqual({
+      email: ['The email field must be a valid email address.'],
+    });
+
+    await data(INVITE, { i: { venueId, email: other.email, role: 'STAFF' } }, owner.token);
+    await smtp.waitFor((mails) => mails.some((m) => m.to.includes(other.email) && m.text.includes('inv_')));
+    const late = /#token=(inv_[A-Za-z0-9_-]+)/.exec(
+      smtp.received.find((m) => m.to.includes(other.email) && m.text.includes('inv_'))!.text,
+    )![1]!;
+    await database.query(
+      `update tickets.venue_invitations set expires_at = now() - interval '1 second' where email = $1`,
+      [other.email],
+    );
+    expect((await graph(ACCEPT, { t: late }, other.token)).errors?.[0]?.extensions?.errors).toEqual({
+      token: ['This link is invalid, already used or expired.'],
+    });
+
+    const ROLE = `mutation ($i: ChangeMemberRoleInput!) { changeMemberRole(input: $i) { role user { id } } }`;
+    const REMOVE = `mutation ($i: RemoveMemberInput!) { removeMember(input: $i) }`;
+    const lastOwner = await graph(ROLE, { i: { venueId, userId: owner.id, role: 'STAFF' } }, owner.token);
+    expect(lastOwner.errors?.[0]?.extensions?.errors).toEqual({
+      role: ['A venue keeps at least one owner.'],
+    });
+    const leaving = await graph(REMOVE, { i: { venueId, userId: owner.id } }, owner.token);
+    expect(leaving.errors?.[0]?.extensions?.errors).toEqual({
+      userId: ['A venue keeps at least one owner.'],
+    });
+    expect(await data(ROLE, { i: { venueId, userId: manager.id, role: 'OWNER' } }, owner.token)).toEqual({
+      changeMemberRole: { role: 'OWNER', user: { id: manager.id } },
+    });
+    expect(await data(REMOVE, { i: { venueId, userId: owner.id } }, owner.token)).toEqual({
+      removeMember: true,
+    });
+    expect(
+      (await graph(`query ($id: ID!) { venue(id: $id) { id } }`, { id: venueId }, owner.token)).errors?.[0]
+        ?.extensions?.code,
+    ).toBe('NOT_FOUND');
   });
 
   it('refuses a bad plan, a bad name and a key with an unknown scope, naming the field', async () => {

@@ -1,0 +1,28 @@
+import type { TextLanguage } from '../../common/language';
+import type { SubgraphClient } from '../../common/subgraph-call';
+
+export interface Person {
+  id: string;
+  email: string;
+  name: string;
+  language: TextLanguage;
+}
+
+const USER = `query User($representations: [_Any!]!) {
+  _entities(representations: $representations) { ... on User { id email name language } }
+}`;
+
+/** What the identity subgraph says of a user: the tickets side keeps only ids. */
+export class PeopleClient {
+  constructor(private readonly identity: SubgraphClient) {}
+
+  async person(userId: number, requestId?: string): Promise<Person | null> {
+    const { _entities } = await this.identity.call<{ _entities: (Person | null)[] }>(
+      'reading a user',
+      USER,
+      { representations: [{ __typename: 'User', id: String(userId) }] },
+      { requestId },
+    );
+    return _entities[0] ?? null;
+  }
+}
