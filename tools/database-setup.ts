@@ -9,10 +9,17 @@ import { SUBGRAPHS } from '../subgraphs';
 import { ApiKeyService } from '../subgraphs/tickets/api-key.service';
 import { ticketsSubgraph } from '../subgraphs/tickets/tickets.subgraph';
 import { VenueService } from '../subgraphs/tickets/venue.service';
+import { MembershipRepository } from '../subgraphs/tickets/membership.repository';
+import { identitySubgraph } from '../subgraphs/identity/identity.subgraph';
+import { IdentityRepository } from '../subgraphs/identity/identity.repository';
+import { hashPassword } from '../subgraphs/identity/passwords';
 
 /** A fixed key, so the README's examples work after every restart; created outside production only. */
 export const DEMO_TICKET_KEY = 'tk_demoLocalDevelopmentOnly00000000';
 export const DEMO_CV_KEY = 'cv_demoLocalDevelopmentOnly00000000';
+/** The demo owner's sign-in: fixed like the keys, printed by `npm start`, never created in production. */
+export const DEMO_OWNER_EMAIL = 'owner@demo.local';
+export const DEMO_OWNER_PASSWORD = 'demo-owner-local-only';
 
 export interface DemoData {
   ticketKey: string;
@@ -23,6 +30,8 @@ export interface DemoData {
   cvAccount: string;
   cvPlan: string;
   cvId: string;
+  ownerEmail: string;
+  ownerPassword: string;
 }
 
 export interface MigrationReport {
@@ -69,10 +78,13 @@ export async function seedDemoData(config: Config, logger?: Logger): Promise<Dem
     cvAccount: 'Demo CV account',
     cvPlan: 'pro',
     cvId: '',
+    ownerEmail: DEMO_OWNER_EMAIL,
+    ownerPassword: DEMO_OWNER_PASSWORD,
   };
   const tickets = await openSchema(config, ticketsSubgraph.schemaModule, logger);
   const billing = await openSchema(config, billingSubgraph.schemaModule, logger);
   const cv = await openSchema(config, cvSubgraph.schemaModule, logger);
+  const identity = await openSchema(config, identitySubgraph.schemaModule, logger);
   try {
     const keys = new ApiKeyService(tickets.em.fork());
     if ((await keys.authenticate(DEMO_TICKET_KEY)) === null) {
@@ -82,13 +94,32 @@ export async function seedDemoData(config: Config, logger?: Logger): Promise<Dem
       await billingServices(billing.em.fork()).subscriptions.subscribe('venue', venue.id, demo.plan);
       await keys.issue(branch.id, 'Demo key', undefined, DEMO_TICKET_KEY);
     }
+    const venueId = (await keys.authenticate(DEMO_TICKET_KEY))!.venueId;
+    const owner = await seedDemoOwner(identity.em.fork());
+    await new MembershipRepository(tickets.em.fork()).add(venueId, owner, 'OWNER');
     demo.cvId = await seedDemoCv(cv.em.fork(), billing.em.fork(), demo);
     return demo;
   } finally {
     await tickets.close(true);
     await billing.close(true);
     await cv.close(true);
+    await identity.close(true);
   }
+}
+
+/** The demo owner, verified, with the fixed password; returns their id. */
+async function seedDemoOwner(em: EntityManager): Promise<number> {
+  const users = new IdentityRepository(em);
+  const existing = await users.userByEmail(DEMO_OWNER_EMAIL);
+  if (existing !== null) return existing.id;
+  const created = await users.createUser({
+    email: DEMO_OWNER_EMAIL,
+    name: 'Demo owner',
+    language: 'en',
+    passwordHash: await hashPassword(DEMO_OWNER_PASSWORD),
+  });
+  await users.markVerified(created!.id);
+  return created!.id;
 }
 
 /** A demo CV account on the pro plan, its fixed key and one filled-in Arabic CV; idempotent. */

@@ -196,6 +196,30 @@ describe('the whole stack, as `npm start` runs it', () => {
     ]);
   });
 
+  it('prints a demo sign-in whose owner runs the demo venue', async () => {
+    const [, email, password] = /Demo sign-in: (\S+) \/ (\S+)/.exec(stack.output()) ?? [];
+    expect([email, password].every((value) => value !== undefined)).toBe(true);
+    const graph = async (query: string, variables: Record<string, unknown>, token?: string) => {
+      const response = await fetch(stack.gatewayUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify({ query, variables }),
+      });
+      return (await response.json()) as { data: Record<string, unknown> };
+    };
+    const signedIn = await graph('mutation ($i: SignInInput!) { signIn(input: $i) { token } }', {
+      i: { email, password },
+    });
+    const token = (signedIn.data.signIn as { token: string }).token;
+    const venues = await graph('{ myVenues { name viewerRole plan { key } } }', {}, token);
+    expect(venues.data).toEqual({
+      myVenues: [{ name: 'Demo Kitchen', viewerRole: 'OWNER', plan: { key: 'growth' } }],
+    });
+  });
+
   it('has every process alive and ready on its own port', async () => {
     for (const port of Object.values(stack.ports)) {
       const health = await fetch(`http://127.0.0.1:${port}/healthz`);
