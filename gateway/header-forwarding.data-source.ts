@@ -2,7 +2,12 @@ import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@
 import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
 import type { RateDecision } from '../common/rate-budget';
 import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../common/request-context';
-import { CLIENT_ADDRESS_HEADER, SESSION_ID_HEADER, SESSION_USER_HEADER } from '../contracts/identity/session';
+import {
+  BRANCH_HEADER,
+  CLIENT_ADDRESS_HEADER,
+  SESSION_ID_HEADER,
+  SESSION_USER_HEADER,
+} from '../contracts/identity/session';
 import { TICKET_TOKEN_HEADER } from '../contracts/tickets/live-event';
 
 /** Headers of the client a subgraph needs to decide who is asking and how to answer. */
@@ -13,6 +18,7 @@ export const FORWARDED_HEADERS = [
   'accept-language',
   TICKET_TOKEN_HEADER,
   MESSAGE_IDS_HEADER,
+  BRANCH_HEADER,
 ] as const;
 
 /**

@@ -17,3 +17,9 @@ export function sessionTokenOf(authorization: string | undefined): string | unde
   const match = /^Bearer\s+(ses_[A-Za-z0-9_-]{1,100})$/i.exec(authorization ?? '');
   return match?.[1];
 }
+
+/**
+ * The branch a signed-in person works at for this request: a key is bound to its branch, a person
+ * names one (any branch of a venue they belong to) for the ticket operations the keys use.
+ */
+export const BRANCH_HEADER = 'x-branch-id';

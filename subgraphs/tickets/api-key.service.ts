@@ -21,7 +21,8 @@ export interface IssuedKey {
 
 /** Who a valid key speaks for. */
 export interface Principal {
-  keyId: number;
+  /** The key of the request; null when a signed-in member works at the branch. */
+  keyId: number | null;
   branchId: number;
   venueId: number;
   scopes: readonly TicketScope[];

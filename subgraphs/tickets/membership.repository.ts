@@ -132,6 +132,14 @@ export class MembershipRepository {
     await this.em.execute(`update tickets.api_keys set created_by_user_id = ? where id = ?`, [userId, keyId]);
   }
 
+  async branchVenue(branchId: number): Promise<number | null> {
+    const rows = await this.em.execute<{ venue_id: string }[]>(
+      `select venue_id from tickets.branches where id = ?`,
+      [branchId],
+    );
+    return rows[0] === undefined ? null : Number(rows[0].venue_id);
+  }
+
   /** The venue a key belongs to, through its branch; null for an unknown key. */
   async venueOfKey(keyId: number): Promise<number | null> {
     const rows = await this.em.execute<{ venue_id: string }[]>(

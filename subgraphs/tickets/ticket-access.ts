@@ -5,10 +5,21 @@ import { hashApiKey } from '../../common/api-keys';
 import type { ApiKeyService, Principal } from './api-key.service';
 import type { VenueEntitlements, VenuePlanClient } from './venue-plan.client';
 
-/** The credentials a request may carry: a branch key, or a ticket's own token for that one ticket. */
+/**
+ * The credentials a request may carry: a branch key, a ticket's own token for that one ticket, or
+ * a signed-in member's session (resolved by the gateway) with the branch they work at.
+ */
 export interface TicketCredentials {
   authorization: string | undefined;
   ticketToken: string | undefined;
+  sessionUserId: number | null;
+  branchId: number | null;
+}
+
+/** What TicketAccess asks of the venues for a signed-in member. */
+export interface MemberLookup {
+  branchVenue(branchId: number): Promise<number | null>;
+  roleOf(venueId: number, userId: number): Promise<string | null>;
 }
 
 /** The credential of a request: `Authorization: Bearer <key>`. */
@@ -30,6 +41,7 @@ export class TicketAccess {
     private readonly plans: VenuePlanClient,
     private readonly cache: AccessCache,
     private readonly requestId?: string,
+    private readonly members?: MemberLookup,
   ) {}
 
   /**
@@ -47,6 +59,7 @@ export class TicketAccess {
   }
 
   private async authenticate(): Promise<Principal> {
+    if (this.credentials.sessionUserId !== null) return this.member(this.credentials.sessionUserId);
     const key = bearerKey(this.credentials.authorization);
     if (key === undefined) throw new UnauthenticatedError('Unauthenticated.');
     const principal = await this.principalOf(key);
@@ -55,8 +68,23 @@ export class TicketAccess {
     if (!entitlements.apiAccess) {
       throw new PaymentRequiredError('Your plan does not include API access. Upgrade to Growth or above.');
     }
-    await this.apiKeys.touch(principal.keyId);
+    if (principal.keyId !== null) await this.apiKeys.touch(principal.keyId);
     return principal;
+  }
+
+  /**
+   * A signed-in member works at the branch they name (BRANCH_HEADER), with both scopes: every role
+   * may do tickets. The panel is the product itself, so it does not need the plan's API access.
+   */
+  private async member(userId: number): Promise<Principal> {
+    const branchId = this.credentials.branchId;
+    if (branchId === null || this.members === undefined) {
+      throw new UnauthenticatedError('Name the branch you work at in the X-Branch-Id header.');
+    }
+    const venueId = await this.members.branchVenue(branchId);
+    const role = venueId === null ? null : await this.members.roleOf(venueId, userId);
+    if (venueId === null || role === null) throw new ForbiddenError('You do not work at this branch.');
+    return { keyId: null, branchId, venueId, scopes: ['tickets:read', 'tickets:write'] };
   }
 
   private async principalOf(key: string): Promise<Principal | null> {

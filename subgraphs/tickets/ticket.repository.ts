@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../common/database';
-import type { TicketStatus } from '../../contracts/tickets/ticket.limits';
+import { TicketSource, type TicketStatus } from '../../contracts/tickets/ticket.limits';
 import type { FeedbackPayload } from './events/ticket-events';
 import { OutboxRepository } from './outbox.repository';
 import { Ticket } from './ticket.entity';
@@ -21,6 +21,8 @@ export interface NewTicketRow {
   customerName: string | null;
   customerPhone: string | null;
   note: string | null;
+  /** API unless said otherwise. */
+  source?: TicketSource;
 }
 
 /** What narrows a list of a branch's tickets; a blank field narrows nothing. */
@@ -161,8 +163,8 @@ export class TicketRepository {
   /** The new ticket, or null when an open ticket holds its number or external id already. */
   async insert(ticket: NewTicketRow): Promise<Ticket | null> {
     const rows = await this.em.execute<Row[]>(
-      `insert into tickets.tickets (branch_id, number, external_id, token, customer_name, customer_phone, note)
-         values (?, ?, ?, ?, ?, ?, ?)
+      `insert into tickets.tickets (branch_id, number, external_id, token, customer_name, customer_phone, note, source)
+         values (?, ?, ?, ?, ?, ?, ?, ?)
          on conflict do nothing
          returning *`,
       [
@@ -173,6 +175,7 @@ export class TicketRepository {
         ticket.customerName,
         ticket.customerPhone,
         ticket.note,
+        ticket.source ?? TicketSource.API,
       ],
     );
     const row = rows[0];

@@ -3,7 +3,7 @@ import type { EntityManager } from '../../common/database';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../common/errors';
 import type { Principal } from './api-key.service';
 import type { FeedbackPayload, WebhookEvent } from './events/ticket-events';
-import { RING_INTERVAL_SECONDS, TICKET_LIMITS } from '../../contracts/tickets/ticket.limits';
+import { RING_INTERVAL_SECONDS, TICKET_LIMITS, TicketSource } from '../../contracts/tickets/ticket.limits';
 import type { Ticket } from './ticket.entity';
 import { TicketRepository, type TicketFilter, type TicketWrites } from './ticket.repository';
 import { checkNewTicket, MOVES, refuseMove, type NewTicketInput, type TicketMove } from './ticket.rules';
@@ -151,6 +151,8 @@ export class TicketService {
         customerName: checked.customerName,
         customerPhone: checked.customerPhone,
         note: checked.note,
+        // A key is the API; a person at the branch works the cashier screen.
+        source: principal.keyId === null ? TicketSource.CASHIER : TicketSource.API,
       });
       if (ticket !== null) {
         await tx.outbox.recordEvent(principal.venueId, 'ticket.created', ticket);

@@ -23,7 +23,8 @@ import { VenueManagementResolver } from './venue-management.resolver';
 import { VenueManagement } from './venue-management.service';
 import { VenueService } from './venue.service';
 import { parseRecordId } from '../../common/input.rules';
-import { SESSION_USER_HEADER } from '../../contracts/identity/session';
+import { BRANCH_HEADER, SESSION_USER_HEADER } from '../../contracts/identity/session';
+import { MembershipRepository } from './membership.repository';
 import { VenueType } from './venue.type';
 
 /** What every request of the tickets subgraph shares: the access cache and the mailer. */
@@ -73,11 +74,17 @@ function ticketResolver(scope: RequestScope): TicketResolver {
     new TicketService(scope.em),
     new VenueService(scope.em),
     new TicketAccess(
-      { authorization: scope.headers.authorization, ticketToken: scope.headers[TICKET_TOKEN_HEADER] },
+      {
+        authorization: scope.headers.authorization,
+        ticketToken: scope.headers[TICKET_TOKEN_HEADER],
+        sessionUserId: parseRecordId(scope.headers[SESSION_USER_HEADER]),
+        branchId: parseRecordId(scope.headers[BRANCH_HEADER]),
+      },
       apiKeys,
       plans,
       accessCacheOf(scope),
       scope.requestId,
+      new MembershipRepository(scope.em),
     ),
     presentOptions(scope),
     scope.config.push?.publicKey ?? null,
