@@ -7,6 +7,7 @@ import { Migration20261122110000PushSubscriptions } from './Migration20261122110
 import { Migration20261123100000OutboxRelayedAt } from './Migration20261123100000OutboxRelayedAt';
 import { Migration20261123200000VenueMembers } from './Migration20261123200000VenueMembers';
 import { Migration20261123210000VenueInvitations } from './Migration20261123210000VenueInvitations';
+import { Migration20261123220000AuditEvents } from './Migration20261123220000AuditEvents';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
@@ -18,4 +19,5 @@ export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261123100000OutboxRelayedAt', class: Migration20261123100000OutboxRelayedAt },
   { name: 'Migration20261123200000VenueMembers', class: Migration20261123200000VenueMembers },
   { name: 'Migration20261123210000VenueInvitations', class: Migration20261123210000VenueInvitations },
+  { name: 'Migration20261123220000AuditEvents', class: Migration20261123220000AuditEvents },
 ];

@@ -15,7 +15,7 @@ import { SubscriptionRepository } from './subscription.repository';
 import { SubscriptionResolver } from './subscription.resolver';
 import { PlanChanges } from './plan-change';
 import { SubgraphClient } from '../../common/subgraph-call';
-import { SESSION_USER_HEADER } from '../../contracts/identity/session';
+import { CLIENT_ADDRESS_HEADER, SESSION_USER_HEADER } from '../../contracts/identity/session';
 import { SubscriptionService } from './subscription.service';
 import { UsageRepository } from './usage.repository';
 import { VenueBillingResolver } from './venue.resolver';
@@ -79,6 +79,7 @@ export const billingSubgraph: SubgraphDefinition = {
           scope.config.redisPrefix,
           parseRecordId(scope.headers[SESSION_USER_HEADER]),
           scope.requestId,
+          scope.headers[CLIENT_ADDRESS_HEADER] ?? null,
         ),
       ),
     ];

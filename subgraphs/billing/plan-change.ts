@@ -9,6 +9,10 @@ import type { SubscriptionService } from './subscription.service';
 
 const VENUE_ROLE = `query VenueRole($venueId: ID!, $userId: ID!) { venueRole(venueId: $venueId, userId: $userId) }`;
 
+const RECORD_PLAN_CHANGE = `mutation RecordPlanChange($venueId: ID!, $userId: ID!, $plan: String!, $clientAddress: String) {
+  recordPlanChange(venueId: $venueId, userId: $userId, plan: $plan, clientAddress: $clientAddress)
+}`;
+
 /**
  * A venue's owner moves it to another plan. Who owns the venue is the tickets subgraph's to say;
  * the caches of the venue's plan (Redis, and every tickets process through the access channel)
@@ -22,6 +26,7 @@ export class PlanChanges {
     private readonly redisPrefix: string,
     private readonly userId: number | null,
     private readonly requestId: string,
+    private readonly clientAddress: string | null = null,
   ) {}
 
   async changeVenuePlan(venueId: string, planKey: string): Promise<Plan> {
@@ -40,6 +45,12 @@ export class PlanChanges {
     await this.subscriptions.subscribe('venue', id, plan.key, this.userId);
     await this.redis.del(venuePlanCacheKey(this.redisPrefix, id));
     await this.redis.publish(accessChannel(this.redisPrefix), JSON.stringify({ venueId: id }));
+    await this.tickets.call(
+      'keeping the plan change in the venue’s audit log',
+      RECORD_PLAN_CHANGE,
+      { venueId: String(id), userId: String(this.userId), plan: plan.key, clientAddress: this.clientAddress },
+      { requestId: this.requestId },
+    );
     return plan;
   }
 

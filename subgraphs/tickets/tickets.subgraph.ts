@@ -23,7 +23,7 @@ import { VenueManagementResolver } from './venue-management.resolver';
 import { VenueManagement } from './venue-management.service';
 import { VenueService } from './venue.service';
 import { parseRecordId } from '../../common/input.rules';
-import { BRANCH_HEADER, SESSION_USER_HEADER } from '../../contracts/identity/session';
+import { BRANCH_HEADER, CLIENT_ADDRESS_HEADER, SESSION_USER_HEADER } from '../../contracts/identity/session';
 import { MembershipRepository } from './membership.repository';
 import { VenueType } from './venue.type';
 
@@ -53,6 +53,7 @@ function venueManagementOf(scope: RequestScope): VenueManagement {
     appBaseUrl: scope.config.publicBaseUrl,
     requestId: scope.requestId,
     announce: (change) => announceAccessChange(scope.redis, scope.config.redisPrefix, change),
+    clientAddress: scope.headers[CLIENT_ADDRESS_HEADER] ?? null,
   });
 }
 

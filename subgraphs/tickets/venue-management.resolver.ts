@@ -1,5 +1,11 @@
 import { Arg, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ValidationError } from '../../common/errors';
+import { parseRecordId } from '../../common/input.rules';
+import { say } from '../../common/messages';
+import type { AuditEvent } from './audit.repository';
 import {
+  AuditEventType,
+  AuditLogPageType,
   ChangeMemberRoleInput,
   InviteMemberInput,
   RemoveMemberInput,
@@ -16,6 +22,25 @@ import {
 } from './venue-management.type';
 import { VenueManagement } from './venue-management.service';
 import { BranchType, toBranchType, toVenueType, VenueType } from './venue.type';
+
+function toAuditEventType(event: AuditEvent): AuditEventType {
+  return {
+    id: String(event.id),
+    action: event.action,
+    target: event.target,
+    actor: {
+      type: event.actor.type,
+      user: event.actor.type === 'user' ? { id: String(event.actor.id) } : null,
+      apiKeyId: event.actor.type === 'key' ? String(event.actor.id) : null,
+    },
+    details: Object.entries(event.details).map(([name, value]) => ({
+      name,
+      value: value === null ? null : String(value),
+    })),
+    clientAddress: event.clientAddress,
+    createdAt: event.createdAt,
+  };
+}
 
 /** How many members or keys a venue lists unless asked for more; the gateway weighs a list by it. */
 const LIST_DEFAULT = 50;
@@ -92,6 +117,46 @@ export class VenueManagementResolver {
     first: number,
   ): Promise<VenueApiKeyType[]> {
     return (await this.keysOf(Number(venue.id))).slice(0, bounded(first));
+  }
+
+  @FieldResolver(() => AuditLogPageType, {
+    description: 'Every management change of the venue, newest first. Owners and managers.',
+  })
+  async auditLog(
+    @Root() venue: VenueType,
+    @Arg('first', () => Int, { defaultValue: 20, description: `At most ${LIST_MAX}.` }) first: number,
+    @Arg('after', () => String, { nullable: true, description: 'The endCursor of the page before.' })
+    after: string | null | undefined,
+  ): Promise<AuditLogPageType> {
+    const size = bounded(first);
+    const cursor = after ?? null;
+    const before = cursor === null ? null : parseRecordId(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (cursor !== null && before === null) {
+      throw new ValidationError({ after: [say('field.invalid', { field: 'after' })] });
+    }
+    const events = await this.management.auditLog(Number(venue.id), size, before);
+    const last = events.at(-1);
+    return {
+      items: events.map(toAuditEventType),
+      endCursor:
+        events.length === size && last !== undefined
+          ? Buffer.from(String(last.id)).toString('base64url')
+          : null,
+    };
+  }
+
+  @Directive('@inaccessible')
+  @Mutation(() => Boolean, {
+    description: 'Keeps a plan change billing made in the venue’s audit log; hidden from the public graph.',
+  })
+  recordPlanChange(
+    @Arg('venueId', () => ID, { description: 'The venue.' }) venueId: string,
+    @Arg('userId', () => ID, { description: 'The owner who changed it.' }) userId: string,
+    @Arg('plan', () => String, { description: 'The new plan.' }) plan: string,
+    @Arg('clientAddress', () => String, { nullable: true, description: 'Where the change came from.' })
+    clientAddress: string | null,
+  ): Promise<boolean> {
+    return this.management.recordPlanChange(venueId, userId, plan, clientAddress);
   }
 
   @Mutation(() => VenueType, {

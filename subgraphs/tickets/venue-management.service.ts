@@ -24,6 +24,7 @@ import {
   type VenueApiKey,
   type VenueRole,
 } from './membership.repository';
+import { AuditRepository, type AuditDetails, type AuditEvent } from './audit.repository';
 import { checkName } from './ticket.rules';
 import type { Venue } from './venue.entity';
 import { VenueService } from './venue.service';
@@ -64,6 +65,8 @@ export interface VenueManagementPorts {
   requestId: string;
   /** Tells every tickets process and the gateway to drop what they cached of a key or venue. */
   announce: (change: AccessChange) => Promise<void>;
+  /** The caller's address as the gateway saw it, for the audit log. */
+  clientAddress: string | null;
 }
 
 /** Invitations are redeemed within this many days. */
@@ -88,6 +91,51 @@ export class VenueManagement {
     this.members = new MembershipRepository(em);
     this.venues = new VenueService(em);
     this.keys = new ApiKeyService(em);
+  }
+
+  /** Keeps a change in the venue's audit log, as the signed-in user's. */
+  private async audit(
+    venueId: number,
+    action: string,
+    target: string,
+    details: AuditDetails = {},
+    em: EntityManager = this.em,
+  ): Promise<void> {
+    await new AuditRepository(em).record({
+      venueId,
+      actor: { type: 'user', id: this.user() },
+      action,
+      target,
+      details,
+      clientAddress: this.outside.clientAddress,
+    });
+  }
+
+  /** The venue's audit log, newest first, by pages. Owners and managers. */
+  async auditLog(venueId: number, first: number, before: number | null): Promise<AuditEvent[]> {
+    await this.require(venueId, 'manage');
+    return new AuditRepository(this.em).page(venueId, first, before);
+  }
+
+  /** A plan change billing made for the owner, kept in the venue's log: the platform's own call. */
+  async recordPlanChange(
+    venueId: string,
+    userId: string,
+    plan: string,
+    clientAddress: string | null,
+  ): Promise<boolean> {
+    const venue = parseRecordId(venueId);
+    const user = parseRecordId(userId);
+    if (venue === null || user === null) throw new NotFoundError(say('venue.not_found'));
+    await new AuditRepository(this.em).record({
+      venueId: venue,
+      actor: { type: 'user', id: user },
+      action: 'plan.changed',
+      target: `venue:${venue}`,
+      details: { plan },
+      clientAddress,
+    });
+    return true;
   }
 
   /** The signed-in user, or UNAUTHENTICATED. */
@@ -152,6 +200,7 @@ export class VenueManagement {
         ...(input.timezone ? { timezone: input.timezone } : {}),
       });
       await new MembershipRepository(em).add(created.id, userId, 'OWNER');
+      await this.audit(created.id, 'venue.created', `venue:${created.id}`, { name: created.name }, em);
       return created;
     });
     try {
@@ -196,7 +245,9 @@ export class VenueManagement {
 
   async createBranch(input: { venueId: string; name: string }): Promise<Branch> {
     const venueId = await this.managed(input.venueId);
-    return this.venues.createBranch(venueId, input.name);
+    const branch = await this.venues.createBranch(venueId, input.name);
+    await this.audit(venueId, 'branch.created', `branch:${branch.id}`, { name: branch.name });
+    return branch;
   }
 
   async renameBranch(input: {
@@ -208,6 +259,7 @@ export class VenueManagement {
     const name = checkName(errors, 'name', input.name);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     await this.members.renameBranch(branch.id, name);
+    await this.audit(branch.venueId, 'branch.renamed', `branch:${branch.id}`, { name });
     return { ...branch, name };
   }
 
@@ -221,6 +273,12 @@ export class VenueManagement {
       input.scopes === undefined || input.scopes === null ? undefined : parseScopes(input.scopes.join(','));
     const issued = await this.keys.issue(branch.id, input.name, scopes);
     await this.members.setKeyCreator(issued.id, this.user());
+    await this.audit(branch.venueId, 'api_key.issued', `api_key:${issued.id}`, {
+      name: issued.name,
+      prefix: issued.prefix,
+      branch_id: branch.id,
+      scopes: issued.scopes.join(','),
+    });
     return { issued, venueId: branch.venueId };
   }
 
@@ -234,11 +292,15 @@ export class VenueManagement {
     if (!ALLOWED.manage.includes(role)) throw new ForbiddenError(say('venue.role_forbidden', { role }));
     await this.keys.revoke(keyId);
     await this.outside.announce({ keyId });
+    await this.audit(venueId, 'api_key.revoked', `api_key:${keyId}`);
     return { keyId, venueId };
   }
 
   async setSms(input: { venueId: string; enabled: boolean }): Promise<Venue> {
-    return this.venues.setSms(await this.managed(input.venueId), input.enabled);
+    const venueId = await this.managed(input.venueId);
+    const venue = await this.venues.setSms(venueId, input.enabled);
+    await this.audit(venueId, 'sms.changed', `venue:${venueId}`, { enabled: input.enabled });
+    return venue;
   }
 
   /**
@@ -264,6 +326,7 @@ export class VenueManagement {
       invitedBy: this.user(),
       days: INVITATION_DAYS,
     });
+    await this.audit(venueId, 'member.invited', `email:${email}`, { role: input.role });
     const language = venue.language;
     await this.outside.mailer.send({
       to: email,
@@ -297,6 +360,7 @@ export class VenueManagement {
       if (current === null || RANK[invitation.role] < RANK[current]) {
         await members.add(invitation.venueId, userId, invitation.role);
       }
+      await this.audit(invitation.venueId, 'member.joined', `user:${userId}`, { role: invitation.role }, em);
       return invitation.venueId;
     });
     return this.venues.get(venueId);
@@ -314,6 +378,7 @@ export class VenueManagement {
       if (!(await invitations.setRole(venueId, userId, input.role))) {
         throw new NotFoundError(say('venue.member_not_found'));
       }
+      await this.audit(venueId, 'member.role_changed', `user:${userId}`, { role: input.role }, em);
     });
     return (await this.members.ofVenue(venueId)).find((m) => m.userId === userId)!;
   }
@@ -335,6 +400,8 @@ export class VenueManagement {
       }
       if (!(await invitations.remove(venueId, userId)))
         throw new NotFoundError(say('venue.member_not_found'));
+      const action = userId === this.user() ? 'member.left' : 'member.removed';
+      await this.audit(venueId, action, `user:${userId}`, {}, em);
     });
     return true;
   }

@@ -1,5 +1,5 @@
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { startPlatform, type Platform } from '../support/platform';
+import { admin, startPlatform, type Platform } from '../support/platform';
 import { LocalSmtpServer } from '../support/smtp-server';
 
 interface Reply {
@@ -148,6 +148,45 @@ describe('venues run by their people, over the graph', () => {
     );
     expect(later.venue.plan.key).toBe('growth');
     expect(later.venue.apiKeys[0]!.lastUsedAt).not.toBeNull();
+    const AUDIT = `query ($id: ID!, $after: String) { venue(id: $id) { auditLog(first: 4, after: $after) {
+      items { action target actor { type user { email } } details { name value } clientAddress }
+      endCursor
+    } } }`;
+    type AuditPage = {
+      venue: {
+        auditLog: {
+          items: {
+            action: string;
+            actor: { type: string; user: { email: string } | null };
+            details: { name: string; value: string | null }[];
+            clientAddress: string | null;
+          }[];
+          endCursor: string | null;
+        };
+      };
+    };
+    const firstPage = await data<AuditPage>(AUDIT, { id: venueId, after: null }, owner.token);
+    const secondPage = await data<AuditPage>(
+      AUDIT,
+      { id: venueId, after: firstPage.venue.auditLog.endCursor },
+      owner.token,
+    );
+    const events = [...firstPage.venue.auditLog.items, ...secondPage.venue.auditLog.items];
+    expect(events.map((e) => e.action)).toEqual([
+      'api_key.revoked',
+      'api_key.issued',
+      'branch.created',
+      'plan.changed',
+      'venue.created',
+    ]);
+    expect(secondPage.venue.auditLog.endCursor).toBeNull();
+    expect(events.every((e) => e.actor.type === 'user' && e.actor.user?.email === owner.email)).toBe(true);
+    expect(events.every((e) => e.clientAddress !== null)).toBe(true);
+    expect(events.find((e) => e.action === 'plan.changed')!.details).toEqual([
+      { name: 'plan', value: 'growth' },
+    ]);
+    expect(JSON.stringify(events)).not.toContain(issueApiKey.secret);
+
     const history = await database.query(
       `select from_plan_key, to_plan_key, changed_by_user_id from billing.subscription_changes
         where subject_type = 'venue' and subject_id = $1 order by id`,
@@ -358,6 +397,32 @@ describe('venues run by their people, over the graph', () => {
     expect(unnamed.errors?.[0]).toMatchObject({
       message: 'Name the branch you work at in the X-Branch-Id header.',
       extensions: { code: 'UNAUTHENTICATED' },
+    });
+  });
+
+  it('keeps the operator’s changes in the venue’s audit log too, as the operator’s', async () => {
+    const owner = await person();
+    const { createVenue } = await data<{ createVenue: { id: string } }>(
+      `mutation ($i: CreateVenueInput!) { createVenue(input: $i) { id } }`,
+      { i: { name: 'Operated' } },
+      owner.token,
+    );
+    await admin(platform.config, 'venue', 'set-plan', '--id', createVenue.id, '--plan', 'enterprise');
+    const log = await data<{
+      venue: {
+        auditLog: {
+          items: { action: string; actor: { type: string; user: unknown }; clientAddress: string | null }[];
+        };
+      };
+    }>(
+      `query ($id: ID!) { venue(id: $id) { auditLog { items { action actor { type user { id } } clientAddress } } } }`,
+      { id: createVenue.id },
+      owner.token,
+    );
+    expect(log.venue.auditLog.items[0]).toEqual({
+      action: 'plan.changed',
+      actor: { type: 'operator', user: null },
+      clientAddress: null,
     });
   });
 

@@ -7,6 +7,8 @@ import type { Venue } from '../../subgraphs/tickets/venue.entity';
 import { announceAccessChange } from '../../subgraphs/tickets/access-cache';
 import { VenuePlanClient } from '../../subgraphs/tickets/venue-plan.client';
 import { VenueService } from '../../subgraphs/tickets/venue.service';
+import { AuditRepository, type AuditDetails } from '../../subgraphs/tickets/audit.repository';
+import { MembershipRepository } from '../../subgraphs/tickets/membership.repository';
 
 const TICKET_PLANS = ['starter', 'growth', 'enterprise'] as const;
 const ON_OFF = ['on', 'off'] as const;
@@ -40,6 +42,23 @@ async function subscribe(context: CliContext, venueId: number, plan: string): Pr
 
 const id = (flags: FlagValues, name: string) => flags[name] as number;
 
+/** Keeps an operator's change in the venue's audit log (actor: operator, no address). */
+async function audit(
+  context: CliContext,
+  venueId: number,
+  action: string,
+  target: string,
+  details: AuditDetails = {},
+): Promise<void> {
+  await new AuditRepository(await context.em('tickets')).record({
+    venueId,
+    actor: { type: 'operator' },
+    action,
+    target,
+    details,
+  });
+}
+
 export const ticketsCommands: CommandSpec[] = [
   {
     noun: 'venue',
@@ -61,6 +80,7 @@ export const ticketsCommands: CommandSpec[] = [
         ...(flags.timezone ? { timezone: flags.timezone as string } : {}),
       });
       await subscribe(context, venue.id, plan);
+      await audit(context, venue.id, 'venue.created', `venue:${venue.id}`, { name: venue.name, plan });
       return venueJson(venue, plan);
     },
   },
@@ -76,6 +96,7 @@ export const ticketsCommands: CommandSpec[] = [
       const venue = await new VenueService(await context.em('tickets')).get(id(flags, 'id'));
       const plan = await ticketPlan(context, flags.plan as string);
       await subscribe(context, venue.id, plan);
+      await audit(context, venue.id, 'plan.changed', `venue:${venue.id}`, { plan });
       return venueJson(venue, plan);
     },
   },
@@ -92,6 +113,7 @@ export const ticketsCommands: CommandSpec[] = [
         id(flags, 'id'),
         flags.sms === 'on',
       );
+      await audit(context, venue.id, 'sms.changed', `venue:${venue.id}`, { enabled: venue.smsEnabled });
       const plan = await billingServices(await context.em('billing')).subscriptions.activePlanOf(
         'venue',
         venue.id,
@@ -112,6 +134,7 @@ export const ticketsCommands: CommandSpec[] = [
         id(flags, 'venue'),
         flags.name as string,
       );
+      await audit(context, branch.venueId, 'branch.created', `branch:${branch.id}`, { name: branch.name });
       return { id: branch.id, venue_id: branch.venueId, name: branch.name };
     },
   },
@@ -126,11 +149,20 @@ export const ticketsCommands: CommandSpec[] = [
     },
     async run(flags, context) {
       const scopes = flags.scopes === undefined ? TICKET_SCOPES : parseScopes(flags.scopes as string);
-      return new ApiKeyService(await context.em('tickets')).issue(
+      const em = await context.em('tickets');
+      const issued = await new ApiKeyService(em).issue(
         id(flags, 'branch'),
         (flags.name as string | undefined) ?? 'API key',
         scopes,
       );
+      const venueId = await new MembershipRepository(em).branchVenue(issued.branch_id);
+      await audit(context, venueId!, 'api_key.issued', `api_key:${issued.id}`, {
+        name: issued.name,
+        prefix: issued.prefix,
+        branch_id: issued.branch_id,
+        scopes: issued.scopes.join(','),
+      });
+      return issued;
     },
   },
   {
@@ -139,9 +171,12 @@ export const ticketsCommands: CommandSpec[] = [
     summary: 'Revokes an API key; requests with it answer 401 from then on.',
     flags: { id: { description: 'API key id.', type: 'integer', required: true } },
     async run(flags, context) {
-      const revoked = await new ApiKeyService(await context.em('tickets')).revoke(id(flags, 'id'));
+      const em = await context.em('tickets');
+      const revoked = await new ApiKeyService(em).revoke(id(flags, 'id'));
       // Processes that cached the key forget it now; their TTL covers a missed announcement.
       await announceAccessChange(await context.redis(), context.config.redisPrefix, { keyId: revoked.id });
+      const venueId = await new MembershipRepository(em).venueOfKey(revoked.id);
+      if (venueId !== null) await audit(context, venueId, 'api_key.revoked', `api_key:${revoked.id}`);
       return revoked;
     },
   },
