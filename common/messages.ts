@@ -279,6 +279,44 @@ export const MESSAGES = {
     ar: 'رفع الصورة غير سليم: {reason}.',
   },
 
+  // Webhook endpoints and deliveries (subgraphs/tickets/events/webhook-endpoint.service.ts).
+  'webhook.endpoint_not_found': {
+    en: 'Webhook endpoint {id} not found.',
+    ar: 'نقطة استقبال الويب هوك {id} غير موجودة.',
+  },
+  'webhook.delivery_not_found': {
+    en: 'Webhook delivery {id} not found.',
+    ar: 'عملية تسليم الويب هوك {id} غير موجودة.',
+  },
+  'webhook.endpoint_deleted': {
+    en: 'Its webhook endpoint was deleted.',
+    ar: 'حُذفت نقطة استقبال الويب هوك الخاصة بها.',
+  },
+  'webhook.still_delivering': {
+    en: 'Webhook delivery {id} is still being delivered.',
+    ar: 'عملية تسليم الويب هوك {id} ما زالت قيد الإرسال.',
+  },
+
+  // CV accounts of signed-in people and their download links (subgraphs/cv/).
+  'cv.account_missing': {
+    en: 'You have no CV account yet. Create one with createCvAccount.',
+    ar: 'ليس لديك حساب للسير الذاتية بعد. أنشئ واحداً بـ createCvAccount.',
+  },
+  'cv.account_exists': { en: 'You already have a CV account.', ar: 'لديك حساب للسير الذاتية بالفعل.' },
+  'cv.account_key_not_found': { en: 'API key not found.', ar: 'مفتاح API غير موجود.' },
+  'cv.keys_need_owner': {
+    en: 'Only the account’s owner, signed in, manages its API keys.',
+    ar: 'لا يدير مفاتيح API للحساب إلا مالكه بعد تسجيل الدخول.',
+  },
+  'cv.export_link_invalid': {
+    en: 'This download link is not valid.',
+    ar: 'رابط التنزيل هذا غير صالح.',
+  },
+  'cv.export_link_expired': {
+    en: 'This download link has expired; ask for a new one.',
+    ar: 'انتهت صلاحية رابط التنزيل هذا؛ اطلب رابطاً جديداً.',
+  },
+
   // Tickets: what a customer and a venue read (status texts, SMS, push).
   'ticket.status.waiting': { en: 'Waiting', ar: 'قيد الانتظار' },
   'ticket.status.ready': { en: 'Ready', ar: 'جاهز' },

@@ -238,3 +238,12 @@ export const CV_EXPORT = operation<
   'CvExport',
   'mutation CvExport($id: ID!, $format: CvExportFormat!) { exportCv(id: $id, format: $format) { fileName contentType base64 } }',
 );
+
+/** GET /cvs/{uuid}/pdf and /html followed from a cvExportUrl link: the same export, the link as credential. */
+export const CV_EXPORT_BY_LINK = operation<
+  { exportCvByLink: { fileName: string; contentType: string; base64: string } },
+  { id: string; format: 'PDF' | 'HTML'; account: string; expires: string; signature: string }
+>(
+  'CvExportByLink',
+  'mutation CvExportByLink($id: ID!, $format: CvExportFormat!, $account: ID!, $expires: String!, $signature: String!) { exportCvByLink(id: $id, format: $format, account: $account, expires: $expires, signature: $signature) { fileName contentType base64 } }',
+);

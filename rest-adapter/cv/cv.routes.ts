@@ -7,6 +7,7 @@ import type { Logger } from '../../common/logger';
 import type { KnownCredentials, RateBudgets, RatePolicy } from '../../common/rate-budget';
 import { fieldErrorsOf } from '../../common/validation';
 import { cvUpdateRequest, normalizeStrings } from '../../contracts/cv/cv.payload';
+import { EXPORT_LINK_SECONDS } from '../../contracts/cv/export-link';
 import { EXPORTS_PER_MINUTE } from '../../contracts/cv/export.limits';
 import { JSON_RESUME_VERSION } from '../../contracts/cv/json-resume.version';
 import { PHOTO_MAX_BYTES, PHOTO_MAX_SIDE } from '../../contracts/cv/photo.limits';
@@ -27,6 +28,7 @@ import {
   CV_DELETE,
   CV_DUPLICATE,
   CV_EXPORT,
+  CV_EXPORT_BY_LINK,
   CV_GET,
   CV_IMPORT_RESUME,
   CV_JSON_RESUME,
@@ -121,16 +123,48 @@ const EXPORTS = [
   },
 ] as const;
 
+/** The query values of a download link (the graph's cvExportUrl), which stand in for X-API-Key. */
+const LINK_PARAMETERS = [
+  {
+    name: 'expires',
+    in: 'query',
+    required: false,
+    description: 'Of a download link: when it stops working, in Unix seconds.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'account',
+    in: 'query',
+    required: false,
+    description: 'Of a download link: the account whose CV it is.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'signature',
+    in: 'query',
+    required: false,
+    description: 'Of a download link: the platform’s signature of the rest; with it no key is needed.',
+    schema: { type: 'string' },
+  },
+];
+
+/** A download link's values when the request follows one; the graph judges them. */
+function linkOf(req: Request): { account: string; expires: string; signature: string } | null {
+  const value = (name: string) => (typeof req.query[name] === 'string' ? req.query[name] : '');
+  if (req.query.signature === undefined) return null;
+  return { account: value('account'), expires: value('expires'), signature: value('signature') };
+}
+
 const exportRoutes: CvRoute[] = EXPORTS.map((exported) =>
   route({
     method: 'get',
     path: `/cvs/:uuid/${exported.format}`,
-    operations: [CV_EXPORT],
-    openapi: ({ onCv, limited, exportErrors }) =>
-      onCv(
+    operations: [CV_EXPORT, CV_EXPORT_BY_LINK],
+    openapi: ({ onCv, limited, exportErrors }) => {
+      const described = onCv(
         `exportCv${exported.graphFormat}`,
         `${exported.graphFormat} export`,
-        `${exported.description} Counts toward downloads_this_month; at most ${EXPORTS_PER_MINUTE} exports a minute per account.`,
+        `${exported.description} Counts toward downloads_this_month; at most ${EXPORTS_PER_MINUTE} exports a minute per account. Without a key, a download link from the graph's cvExportUrl (expires, account, signature; valid ${EXPORT_LINK_SECONDS} seconds) serves it the same way; a link that is not the platform's or has expired is 403.`,
         {
           '200': {
             description: `The ${exported.graphFormat} file`,
@@ -146,13 +180,21 @@ const exportRoutes: CvRoute[] = EXPORTS.map((exported) =>
           },
         },
         exportErrors,
-      ),
-    handler: async (req, res, { graph }) => {
-      const { exportCv } = await graph.execute(
-        CV_EXPORT,
-        { id: req.params.uuid, format: exported.graphFormat },
-        req,
       );
+      return {
+        ...described,
+        security: [{ apiKey: [] }, {}],
+        parameters: [...described.parameters, ...LINK_PARAMETERS],
+      };
+    },
+    handler: async (req, res, { graph }) => {
+      const id = req.params.uuid;
+      const link = linkOf(req);
+      const exportCv =
+        link === null
+          ? (await graph.execute(CV_EXPORT, { id, format: exported.graphFormat }, req)).exportCv
+          : (await graph.execute(CV_EXPORT_BY_LINK, { id, format: exported.graphFormat, ...link }, req))
+              .exportCvByLink;
       if (exported.format === 'html') setCvDocumentHeaders(res);
       res
         .status(200)

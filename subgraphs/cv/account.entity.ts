@@ -28,6 +28,10 @@ export class Account {
   @Property({ type: new BigIntType('number'), nullable: true })
   companyId: number | null = null;
 
+  /** The identity user who owns it; null for an account the operator made. */
+  @Property({ type: new BigIntType('number'), nullable: true })
+  userId: number | null = null;
+
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date & Opt = new Date();
 

@@ -8,6 +8,8 @@ export interface ActiveAccountKey {
   keyId: number;
   name: string;
   prefix: string;
+  lastUsedAt: Date | null;
+  createdAt: Date;
   accountId: number;
   companyId: number | null;
 }
@@ -26,10 +28,13 @@ export class AccountRepository {
     return this.em.findOne(Company, { id });
   }
 
-  /** Whether an account already has this email, compared case-insensitively. */
+  /**
+   * Whether an account the operator made already has this email, compared case-insensitively. A
+   * person's account carries the person's email and does not take it from the operator.
+   */
   async emailTaken(email: string): Promise<boolean> {
     const taken = await this.em.execute<{ id: string }[]>(
-      'select id from cv.accounts where lower(email) = lower(?)',
+      'select id from cv.accounts where lower(email) = lower(?) and user_id is null',
       [email],
     );
     return taken.length > 0;
@@ -45,6 +50,32 @@ export class AccountRepository {
     return this.em.findOne(Account, { id });
   }
 
+  /**
+   * The person's account, written unless the person has one already: null then. One statement,
+   * so two simultaneous requests of one person make one account.
+   */
+  async createAccountOfUser(values: {
+    name: string;
+    email: string;
+    userId: number;
+  }): Promise<Account | null> {
+    const [row] = await this.em.execute<{ id: string }[]>(
+      `insert into cv.accounts (name, email, user_id) values (?, ?, ?)
+       on conflict (user_id) do nothing returning id`,
+      [values.name, values.email, values.userId],
+    );
+    return row === undefined ? null : this.findAccount(Number(row.id));
+  }
+
+  findAccountOfUser(userId: number): Promise<Account | null> {
+    return this.em.findOne(Account, { userId });
+  }
+
+  /** Takes back an account made moments ago, before it holds keys or CVs (billing refused it). */
+  async removeNewAccount(id: number): Promise<void> {
+    await this.em.execute('delete from cv.accounts where id = ?', [id]);
+  }
+
   async createKey(values: RequiredEntityData<AccountApiKey>): Promise<AccountApiKey> {
     const apiKey = this.em.create(AccountApiKey, values);
     await this.em.flush();
@@ -55,6 +86,11 @@ export class AccountRepository {
     return this.em.findOne(AccountApiKey, { id });
   }
 
+  /** Every key of the account, revoked ones too, newest first. */
+  keysOf(accountId: number): Promise<AccountApiKey[]> {
+    return this.em.find(AccountApiKey, { accountId }, { orderBy: { id: 'desc' } });
+  }
+
   /** Writes the changes made to a key this repository returned. */
   async saveKey(apiKey: AccountApiKey): Promise<void> {
     await this.em.persist(apiKey).flush();
@@ -63,9 +99,17 @@ export class AccountRepository {
   /** The unrevoked key with this hash, with its account; null for none. */
   async findActiveKeyByHash(keyHash: Buffer): Promise<ActiveAccountKey | null> {
     const [row] = await this.em.execute<
-      { key_id: string; name: string; prefix: string; account_id: string; company_id: string | null }[]
+      {
+        key_id: string;
+        name: string;
+        prefix: string;
+        last_used_at: Date | null;
+        created_at: Date;
+        account_id: string;
+        company_id: string | null;
+      }[]
     >(
-      `select k.id as key_id, k.name, k.prefix, a.id as account_id, a.company_id
+      `select k.id as key_id, k.name, k.prefix, k.last_used_at, k.created_at, a.id as account_id, a.company_id
          from cv.account_api_keys k join cv.accounts a on a.id = k.account_id
         where k.key_hash = ? and k.revoked_at is null`,
       [keyHash],
@@ -75,6 +119,8 @@ export class AccountRepository {
       keyId: Number(row.key_id),
       name: row.name,
       prefix: row.prefix,
+      lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
+      createdAt: new Date(row.created_at),
       accountId: Number(row.account_id),
       companyId: row.company_id === null ? null : Number(row.company_id),
     };

@@ -1,7 +1,16 @@
-import { FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { Arg, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ForbiddenError } from '../../common/errors';
+import type { AccountOpeningService } from './account-opening.service';
 import type { AccountService } from './account.service';
-import { AccountType } from './account.type';
+import {
+  AccountApiKeyType,
+  AccountType,
+  CreateAccountApiKeyInput,
+  CreateCvAccountInput,
+  IssuedAccountApiKeyType,
+  toAccountApiKeyType,
+  toAccountType,
+} from './account.type';
 import { CvAccess } from './cv-access';
 import type { CvService } from './cv.service';
 
@@ -11,23 +20,21 @@ export class AccountResolver {
     private readonly access: CvAccess,
     private readonly accounts: AccountService,
     private readonly cvs: CvService,
+    private readonly opening: AccountOpeningService,
   ) {}
 
-  @Query(() => AccountType, { description: 'The account of the request’s X-API-Key.' })
+  @Query(() => AccountType, {
+    description: 'The account of the request’s X-API-Key, or of the signed-in user without one.',
+  })
   async me(): Promise<AccountType> {
     const principal = await this.access.require();
     const account = await this.accounts.getAccount(principal.accountId);
-    return {
-      id: String(account.id),
-      name: account.name,
-      email: account.email,
-      apiKey: { name: principal.keyName, prefix: principal.keyPrefix },
-    };
+    return toAccountType(account, principal.key === null ? null : toAccountApiKeyType(principal.key));
   }
 
   /**
-   * An Account entity fetched by reference (`_entities`): only with that account's own key, so an
-   * entity fetch reveals no more than `me` does.
+   * An Account entity fetched by reference (`_entities`): only with that account's own key or by
+   * its signed-in owner, so an entity fetch reveals no more than `me` does.
    */
   async reference(id: string): Promise<AccountType> {
     const principal = await this.access.require();
@@ -39,5 +46,55 @@ export class AccountResolver {
   @FieldResolver(() => Int, { description: 'CVs the account holds; billing reports it as usage.cvs.' })
   cvCount(@Root() account: AccountType): Promise<number> {
     return this.cvs.countFor(Number(account.id));
+  }
+
+  @FieldResolver(() => [AccountApiKeyType], {
+    description:
+      'The account’s API keys, revoked ones too, newest first: for its signed-in owner or one of its own keys.',
+  })
+  async apiKeys(@Root() account: AccountType): Promise<AccountApiKeyType[]> {
+    const principal = await this.access.require();
+    if (String(principal.accountId) !== account.id)
+      throw new ForbiddenError('An API key reads only its own account.');
+    return (await this.accounts.keysOf(principal)).map(toAccountApiKeyType);
+  }
+
+  @Mutation(() => AccountType, {
+    description:
+      'Opens the signed-in user’s own CV account, on the free plan; from then on every CV operation works with the session as with an X-API-Key. One per user: a second is CONFLICT.',
+  })
+  async createCvAccount(
+    @Arg('input', () => CreateCvAccountInput, {
+      nullable: true,
+      description: 'The account’s name; without it, the user’s own name.',
+    })
+    input?: CreateCvAccountInput | null,
+  ): Promise<AccountType> {
+    const account = await this.opening.open(this.access.sessionUserId, { name: input?.name ?? null });
+    return toAccountType(account, null);
+  }
+
+  @Mutation(() => IssuedAccountApiKeyType, {
+    description:
+      'Issues an API key (X-API-Key) for the signed-in owner’s account; its secret is shown this once. A key cannot issue keys (FORBIDDEN).',
+  })
+  async createAccountApiKey(
+    @Arg('input', () => CreateAccountApiKeyInput, { description: 'The new key’s name.' })
+    input: CreateAccountApiKeyInput,
+  ): Promise<IssuedAccountApiKeyType> {
+    const principal = await this.access.require();
+    const { key, apiKey } = await this.accounts.issueKeyOfOwner(principal, input.name);
+    return { secret: key, apiKey: toAccountApiKeyType(apiKey) };
+  }
+
+  @Mutation(() => AccountApiKeyType, {
+    description:
+      'Revokes one of the signed-in owner’s account keys at once: its next request is 401. Another account’s key is NOT_FOUND; revoking twice keeps the first time.',
+  })
+  async revokeAccountApiKey(
+    @Arg('id', () => ID, { description: 'The key’s id (AccountApiKey.id).' }) id: string,
+  ): Promise<AccountApiKeyType> {
+    const principal = await this.access.require();
+    return toAccountApiKeyType(await this.accounts.revokeKeyOfOwner(principal, id));
   }
 }

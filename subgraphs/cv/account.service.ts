@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { hashApiKey, newApiKey } from '../../common/api-keys';
-import { NotFoundError, ValidationError } from '../../common/errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors';
+import { parseRecordId } from '../../common/input.rules';
 import { fieldErrorsOf, rule } from '../../common/validation';
 import type { Account, AccountApiKey, Company } from './account.entity';
 import type { AccountRepository } from './account.repository';
-import { say } from '../../common/messages';
+import type { TextLanguage } from '../../common/language';
+import { say, text } from '../../common/messages';
 
 /** Every CV key starts with this, so a leaked one is recognisable in logs and scanners. */
 const KEY_PREFIX = 'cv_';
@@ -18,13 +20,23 @@ export interface IssuedAccountKey {
   name: string;
 }
 
-/** Who a valid `X-API-Key` speaks for. */
+/** The key a request was made with, as its account may see it; never the key itself. */
+export interface RequestKey {
+  id: number;
+  name: string;
+  prefix: string;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+}
+
+/** Who a request speaks for: an account, through one of its keys or its signed-in owner. */
 export interface AccountPrincipal {
   accountId: number;
   companyId: number | null;
-  keyId: number;
-  keyName: string;
-  keyPrefix: string;
+  /** The `X-API-Key` of the request; null when the account's owner asks with a session. */
+  key: RequestKey | null;
+  /** The signed-in owner asking; null when a key asks. */
+  userId: number | null;
 }
 
 const name = z.string().trim().min(1).max(255);
@@ -38,7 +50,11 @@ function parse<T>(schema: z.ZodType<T>, input: unknown): T {
 
 /** Companies, accounts and their API keys, as the admin CLI and the authentication need them. */
 export class AccountService {
-  constructor(private readonly accounts: AccountRepository) {}
+  /** `language` is the one of the answers to a signed-in person (commands and seeds: English). */
+  constructor(
+    private readonly accounts: AccountRepository,
+    private readonly language: TextLanguage = 'en',
+  ) {}
 
   async createCompany(companyName: string): Promise<Company> {
     return this.accounts.createCompany(parse(z.object({ name }), { name: companyName }));
@@ -67,15 +83,28 @@ export class AccountService {
   /** A new key for the account; the key itself is in the answer once and never stored. */
   async issueKey(accountId: number, keyName: string, presetKey?: string): Promise<IssuedAccountKey> {
     await this.getAccount(accountId);
+    const { key, apiKey } = await this.newKey(accountId, keyName, presetKey);
+    return { id: apiKey.id, key, prefix: apiKey.prefix, account_id: accountId, name: apiKey.name };
+  }
+
+  private async newKey(
+    accountId: number,
+    keyName: string,
+    presetKey?: string,
+  ): Promise<{ key: string; apiKey: AccountApiKey }> {
     const checked = parse(z.object({ name }), { name: keyName });
     const { key, prefix, hash } = newApiKey(KEY_PREFIX, presetKey);
     const apiKey = await this.accounts.createKey({ accountId, name: checked.name, prefix, keyHash: hash });
-    return { id: apiKey.id, key, prefix: apiKey.prefix, account_id: accountId, name: apiKey.name };
+    return { key, apiKey };
   }
 
   async revokeKey(id: number): Promise<AccountApiKey> {
     const apiKey = await this.accounts.findKey(id);
     if (apiKey === null) throw new NotFoundError(`Account key ${id} not found.`);
+    return this.revoke(apiKey);
+  }
+
+  private async revoke(apiKey: AccountApiKey): Promise<AccountApiKey> {
     apiKey.revokedAt ??= new Date();
     await this.accounts.saveKey(apiKey);
     return apiKey;
@@ -88,10 +117,91 @@ export class AccountService {
     return {
       accountId: found.accountId,
       companyId: found.companyId,
-      keyId: found.keyId,
-      keyName: found.name,
-      keyPrefix: found.prefix,
+      key: {
+        id: found.keyId,
+        name: found.name,
+        prefix: found.prefix,
+        lastUsedAt: found.lastUsedAt,
+        createdAt: found.createdAt,
+      },
+      userId: null,
     };
+  }
+
+  /** The signed-in person's account as the principal of their request, or null while they have none. */
+  async authenticateUser(userId: number): Promise<AccountPrincipal | null> {
+    const account = await this.accounts.findAccountOfUser(userId);
+    if (account === null) return null;
+    return { accountId: account.id, companyId: account.companyId, key: null, userId };
+  }
+
+  /**
+   * The account a signed download link names, as the principal of that one export; null once the
+   * account is gone. Neither a key nor a person asks: the link is the whole credential.
+   */
+  async authenticateLink(accountId: number): Promise<AccountPrincipal | null> {
+    const account = await this.accounts.findAccount(accountId);
+    if (account === null) return null;
+    return { accountId: account.id, companyId: account.companyId, key: null, userId: null };
+  }
+
+  /** The person's account, or null while they have none. */
+  accountOfUser(userId: number): Promise<Account | null> {
+    return this.accounts.findAccountOfUser(userId);
+  }
+
+  /**
+   * The person's own account, named as they ask and reached at their email. One per person: a
+   * second is CONFLICT. The caller puts it on a plan (billing is another subgraph).
+   */
+  async createAccountOfUser(input: { userId: number; name: string; email: string }): Promise<Account> {
+    const checked = parse(ACCOUNT_INPUT, { name: input.name, email: input.email });
+    const account = await this.accounts.createAccountOfUser({ ...checked, userId: input.userId });
+    if (account === null) throw new ConflictError(text('cv.account_exists', this.language));
+    return account;
+  }
+
+  /** CONFLICT when the person has an account already: one each. */
+  async refuseSecondAccount(userId: number): Promise<void> {
+    if ((await this.accounts.findAccountOfUser(userId)) !== null)
+      throw new ConflictError(text('cv.account_exists', this.language));
+  }
+
+  /** Takes back an account made moments ago that could not be put on a plan. */
+  removeNewAccount(id: number): Promise<void> {
+    return this.accounts.removeNewAccount(id);
+  }
+
+  /** The account's keys, revoked ones too, newest first: for the account's owner or one of its keys. */
+  keysOf(principal: AccountPrincipal): Promise<AccountApiKey[]> {
+    return this.accounts.keysOf(principal.accountId);
+  }
+
+  /** A new key of the signed-in owner's account; the key itself is in the answer once. */
+  issueKeyOfOwner(
+    principal: AccountPrincipal,
+    keyName: string,
+  ): Promise<{ key: string; apiKey: AccountApiKey }> {
+    return this.newKey(this.owner(principal), keyName);
+  }
+
+  /** Revokes a key of the signed-in owner's account; any other id is NOT_FOUND. */
+  async revokeKeyOfOwner(principal: AccountPrincipal, id: string): Promise<AccountApiKey> {
+    const accountId = this.owner(principal);
+    const keyId = parseRecordId(id);
+    const apiKey = keyId === null ? null : await this.accounts.findKey(keyId);
+    if (apiKey === null || apiKey.accountId !== accountId)
+      throw new NotFoundError(text('cv.account_key_not_found', this.language));
+    return this.revoke(apiKey);
+  }
+
+  /**
+   * Keys are managed by the account's owner, signed in: a key that could issue keys would outlive
+   * its own revocation through the keys it made.
+   */
+  private owner(principal: AccountPrincipal): number {
+    if (principal.userId === null) throw new ForbiddenError(text('cv.keys_need_owner', this.language));
+    return principal.accountId;
   }
 
   /** Notes that the key was used; written at most once a minute per key. */

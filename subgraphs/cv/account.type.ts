@@ -1,12 +1,38 @@
-import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, InputType, ObjectType } from 'type-graphql';
+import type { Account, AccountApiKey } from './account.entity';
+import type { RequestKey } from './account.service';
 
-@ObjectType('AccountApiKey', { description: 'The API key a request was made with; never the key itself.' })
+@ObjectType('AccountApiKey', { description: 'An API key of a CV account (X-API-Key); never the key itself.' })
 export class AccountApiKeyType {
-  @Field(() => String)
+  @Field(() => ID, { description: 'The key’s id, for revokeAccountApiKey.' })
+  id!: string;
+
+  @Field(() => String, { description: 'The name it was issued with.' })
   name!: string;
 
   @Field(() => String, { description: 'Leading characters of the key.' })
   prefix!: string;
+
+  @Field(() => Date, { nullable: true, description: 'Its last request, to the minute; null if never used.' })
+  lastUsedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'When it was revoked; null while it works.' })
+  revokedAt!: Date | null;
+
+  @Field(() => Date, { description: 'When it was issued.' })
+  createdAt!: Date;
+}
+
+export function toAccountApiKeyType(key: AccountApiKey | RequestKey): AccountApiKeyType {
+  return {
+    id: String(key.id),
+    name: key.name,
+    prefix: key.prefix,
+    lastUsedAt: key.lastUsedAt,
+    // A request's key works, or the request would have been refused.
+    revokedAt: 'revokedAt' in key ? key.revokedAt : null,
+    createdAt: key.createdAt,
+  };
 }
 
 /** A CV account; billing adds its plan, subscription and usage. */
@@ -24,7 +50,49 @@ export class AccountType {
 
   @Field(() => AccountApiKeyType, {
     nullable: true,
-    description: 'The key of this request, when the account is the caller (`me`).',
+    description:
+      'The key of this request, when the account is the caller (`me`); null for a signed-in owner.',
   })
   apiKey!: AccountApiKeyType | null;
+}
+
+export function toAccountType(account: Account, apiKey: AccountApiKeyType | null): AccountType {
+  return { id: String(account.id), name: account.name, email: account.email, apiKey };
+}
+
+@ObjectType('IssuedAccountApiKey', {
+  description: 'A new account key: its secret, shown this once, and the key.',
+})
+export class IssuedAccountApiKeyType {
+  @Field(() => String, { description: 'The key for X-API-Key (`cv_…`); it cannot be read again.' })
+  secret!: string;
+
+  @Field(() => AccountApiKeyType, { description: 'The key as the account’s key list shows it.' })
+  apiKey!: AccountApiKeyType;
+}
+
+@InputType('CreateCvAccountInput', { description: 'The signed-in user’s own CV account.' })
+export class CreateCvAccountInput {
+  @Field(() => String, {
+    nullable: true,
+    description: 'The account’s name, 1–255 characters; the user’s own name when left out.',
+  })
+  name?: string | null;
+}
+
+@InputType('CreateAccountApiKeyInput', { description: 'A new API key of the signed-in user’s CV account.' })
+export class CreateAccountApiKeyInput {
+  @Field(() => String, { description: 'What the key is for, 1–255 characters (e.g. the app that holds it).' })
+  name!: string;
+}
+
+/**
+ * The identity subgraph's user, as the cv subgraph knows one: by id. The cv subgraph resolves it
+ * (it adds `cvAccount`), so its key is resolvable, unlike the tickets subgraph's reference.
+ */
+@Directive('@key(fields: "id")')
+@ObjectType('User')
+export class CvUserType {
+  @Field(() => ID, { description: 'The user’s id.' })
+  id!: string;
 }

@@ -1,8 +1,9 @@
 import { Arg, Field, ID, Mutation, ObjectType, Query, Resolver, registerEnumType } from 'type-graphql';
 import type { CvAccess } from './cv-access';
-import type { CvExportService } from './cv-export.service';
+import type { CvExportLinkService } from './cv-export-link.service';
+import type { CvExport, CvExportService } from './cv-export.service';
 
-enum CvExportFormat {
+export enum CvExportFormat {
   PDF = 'pdf',
   HTML = 'html',
 }
@@ -23,12 +24,31 @@ export class CvExportType {
   base64!: string;
 }
 
-/** Exports (counted, limited) and the two public renderings: the share page and template previews. */
+function toExportType(file: CvExport): CvExportType {
+  return { fileName: file.fileName, contentType: file.contentType, base64: file.data.toString('base64') };
+}
+
+@ObjectType('CvExportUrl', { description: 'A download link that needs no key, for a browser to follow.' })
+export class CvExportUrlType {
+  @Field(() => String, {
+    description: 'The file on the REST adapter, signed; fetching it counts as a download, like exportCv.',
+  })
+  url!: string;
+
+  @Field(() => Date, { description: 'When the link stops working: 60 seconds after it was made.' })
+  expiresAt!: Date;
+}
+
+/**
+ * Exports (counted, limited), download links for browsers, and the two public renderings: the
+ * share page and template previews.
+ */
 @Resolver()
 export class CvExportResolver {
   constructor(
     private readonly access: CvAccess,
     private readonly exports: CvExportService,
+    private readonly links: CvExportLinkService,
     private readonly requestId: string,
   ) {}
 
@@ -41,8 +61,35 @@ export class CvExportResolver {
     @Arg('format', () => CvExportFormat) format: CvExportFormat,
   ): Promise<CvExportType> {
     const principal = await this.access.require();
-    const file = await this.exports.export(principal, id, format, this.requestId);
-    return { fileName: file.fileName, contentType: file.contentType, base64: file.data.toString('base64') };
+    return toExportType(await this.exports.export(principal, id, format, this.requestId));
+  }
+
+  @Query(() => CvExportUrlType, {
+    description:
+      'A signed link to download one of the account’s CVs without a key, valid 60 seconds: a web app hands it to the browser. Counted as a download when fetched, not when made.',
+  })
+  async cvExportUrl(
+    @Arg('id', () => ID, { description: 'The CV’s UUID.' }) id: string,
+    @Arg('format', () => CvExportFormat, { description: 'What the link downloads.' }) format: CvExportFormat,
+  ): Promise<CvExportUrlType> {
+    const principal = await this.access.require();
+    return this.links.link(principal, id, format);
+  }
+
+  @Mutation(() => CvExportType, {
+    description:
+      'The export a cvExportUrl link grants, needing no key: what the REST adapter sends when the link is followed. FORBIDDEN for a link not signed by the platform or past its minute; otherwise as exportCv.',
+  })
+  async exportCvByLink(
+    @Arg('id', () => ID, { description: 'The CV’s UUID in the link’s path.' }) id: string,
+    @Arg('format', () => CvExportFormat, { description: 'The format in the link’s path.' })
+    format: CvExportFormat,
+    @Arg('account', () => ID, { description: 'The link’s account value.' }) account: string,
+    @Arg('expires', () => String, { description: 'The link’s expires value (Unix seconds).' })
+    expires: string,
+    @Arg('signature', () => String, { description: 'The link’s signature value.' }) signature: string,
+  ): Promise<CvExportType> {
+    return toExportType(await this.links.export({ id, format, account, expires, signature }, this.requestId));
   }
 
   @Query(() => String, {

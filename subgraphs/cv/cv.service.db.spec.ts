@@ -53,7 +53,7 @@ describe('CvService on real Postgres', () => {
       email: `cv-service-${accountNumber}@example.com`,
       companyId: null,
     });
-    return { accountId: account.id, companyId: null, keyId: 0, keyName: 'test', keyPrefix: 'cv_test' };
+    return { accountId: account.id, companyId: null, key: null, userId: null };
   }
 
   const input = (title = 'My CV') => ({ title, locale: 'en', templateId: templates.classic! });

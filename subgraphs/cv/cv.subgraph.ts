@@ -3,24 +3,32 @@ import type { EntityManager } from '../../common/database';
 import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
 import { PHOTO_BODY_LIMIT } from '../../common/graphql-server';
 import { languageOf, type TextLanguage } from '../../common/language';
+import { parseRecordId } from '../../common/input.rules';
 import { RateBudgets } from '../../common/rate-budget';
+import { SubgraphClient } from '../../common/subgraph-call';
+import { SESSION_USER_HEADER } from '../../contracts/identity/session';
 import { Account, AccountApiKey, Company } from './account.entity';
 import { accountPlanClient } from './account-plan.client';
+import { AccountOpeningService } from './account-opening.service';
 import { AccountRepository } from './account.repository';
 import { AccountResolver } from './account.resolver';
 import { AccountService } from './account.service';
+import { CvUserType } from './account.type';
 import { CvAccess } from './cv-access';
+import { CvExportLinkService } from './cv-export-link.service';
 import { CvRepository } from './cv.repository';
 import { CvResolver } from './cv.resolver';
 import { CvExportResolver } from './cv-export.resolver';
 import { CvExportService } from './cv-export.service';
 import { CvService } from './cv.service';
 import { DownloadMeter } from './download-meter';
+import { PeopleClient } from './people.client';
 import { CvRenderer, rendererOptionsFrom } from './render/renderer';
 import { Template } from './template.entity';
 import { TemplateRepository } from './template.repository';
 import { TemplateResolver } from './template.resolver';
 import { TemplateService } from './template.service';
+import { CvUserResolver } from './user.resolver';
 
 interface CvShared {
   renderer: CvRenderer;
@@ -43,14 +51,38 @@ export interface CvServices {
 export function cvServices(em: EntityManager, language: TextLanguage = 'en'): CvServices {
   const templateRepository = new TemplateRepository(em);
   return {
-    accounts: new AccountService(new AccountRepository(em)),
+    accounts: new AccountService(new AccountRepository(em), language),
     templates: new TemplateService(templateRepository),
     cvs: new CvService(new CvRepository(em), templateRepository, language),
   };
 }
 
 function accessOf(scope: RequestScope, accounts: AccountService): CvAccess {
-  return new CvAccess(scope.headers['x-api-key'], accounts, languageOf(scope.headers['accept-language']));
+  return new CvAccess(
+    // Only the gateway sets the session header, and only the gateway reaches a subgraph.
+    { apiKey: scope.headers['x-api-key'], sessionUserId: parseRecordId(scope.headers[SESSION_USER_HEADER]) },
+    accounts,
+    languageOf(scope.headers['accept-language']),
+  );
+}
+
+/** The account resolver of a request, for its fields and for the gateway's entity fetches. */
+function accountResolverOf(
+  scope: RequestScope,
+  language: TextLanguage,
+  { accounts, cvs }: CvServices,
+  access: CvAccess,
+): AccountResolver {
+  const opening = new AccountOpeningService(
+    accounts,
+    {
+      billing: SubgraphClient.of(scope.config, 'billing'),
+      people: new PeopleClient(SubgraphClient.of(scope.config, 'identity')),
+      requestId: scope.requestId,
+    },
+    language,
+  );
+  return new AccountResolver(access, accounts, cvs, opening);
 }
 
 /** CVs: companies, accounts, templates and CVs live in the `cv` schema. */
@@ -61,14 +93,19 @@ export const cvSubgraph: SubgraphDefinition = {
     entities: [Company, Account, AccountApiKey, Template],
     migrations: cvMigrations,
   },
-  resolvers: [AccountResolver, TemplateResolver, CvResolver, CvExportResolver],
+  resolvers: [AccountResolver, CvUserResolver, TemplateResolver, CvResolver, CvExportResolver],
+  orphanedTypes: [CvUserType],
   referenceResolvers: {
     Account: {
       __resolveReference: (reference: { id: string }, { scope }) => {
-        const { accounts, cvs } = cvServices(scope.em, languageOf(scope.headers['accept-language']));
-        return new AccountResolver(accessOf(scope, accounts), accounts, cvs).reference(String(reference.id));
+        const language = languageOf(scope.headers['accept-language']);
+        const services = cvServices(scope.em, language);
+        const access = accessOf(scope, services.accounts);
+        return accountResolverOf(scope, language, services, access).reference(String(reference.id));
       },
     },
+    // The cv subgraph adds `cvAccount` to identity's users; the id is all it needs of one.
+    User: { __resolveReference: (reference: { id: string }) => CvUserResolver.reference(reference) },
   },
   bodyLimit: PHOTO_BODY_LIMIT,
   // One Chromium for the process, launched at the first PDF (docs/ARCHITECTURE.md).
@@ -83,7 +120,8 @@ export const cvSubgraph: SubgraphDefinition = {
   },
   createResolvers: (scope) => {
     const language = languageOf(scope.headers['accept-language']);
-    const { accounts, templates, cvs } = cvServices(scope.em, language);
+    const services = cvServices(scope.em, language);
+    const { accounts, templates, cvs } = services;
     const access = accessOf(scope, accounts);
     const plans = accountPlanClient(scope.config, scope.redis);
     const exports = new CvExportService(
@@ -95,11 +133,16 @@ export const cvSubgraph: SubgraphDefinition = {
       (scope.shared as CvShared).renderer,
       (scope.shared as CvShared).budgets,
     );
+    const links = new CvExportLinkService(language, cvs, accounts, exports, {
+      publicBaseUrl: scope.config.publicBaseUrl,
+      internalSecret: scope.config.internalSecret,
+    });
     return [
-      new AccountResolver(access, accounts, cvs),
+      accountResolverOf(scope, language, services, access),
+      new CvUserResolver(access, accounts),
       new TemplateResolver(access, templates, plans, scope.config.publicBaseUrl, language),
       new CvResolver(access, cvs, plans, scope.config.publicBaseUrl),
-      new CvExportResolver(access, exports, scope.requestId),
+      new CvExportResolver(access, exports, links, scope.requestId),
     ];
   },
 };

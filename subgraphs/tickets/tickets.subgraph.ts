@@ -26,11 +26,16 @@ import { parseRecordId } from '../../common/input.rules';
 import { BRANCH_HEADER, CLIENT_ADDRESS_HEADER, SESSION_USER_HEADER } from '../../contracts/identity/session';
 import { MembershipRepository } from './membership.repository';
 import { VenueType } from './venue.type';
+import { JobQueues } from './events/job-queues';
+import { WebhookEndpointService } from './events/webhook-endpoint.service';
+import { WEBHOOK_RESOLVERS, webhookResolvers } from './webhook-management.resolver';
 
-/** What every request of the tickets subgraph shares: the access cache and the mailer. */
+/** What every request of the tickets subgraph shares: the access cache, the mailer, the job queues. */
 interface TicketsShared extends SharedState {
   accessCache: AccessCache;
   mailer: Mailer;
+  /** Wakes the webhook worker for a delivery made here (a ping, a redelivery). */
+  queues: JobQueues;
 }
 
 function sharedOf(scope: RequestScope): TicketsShared {
@@ -116,7 +121,13 @@ export const ticketsSubgraph: SubgraphDefinition = {
     entities: [Venue, Branch, ApiKey, Ticket, OutboxEvent],
     migrations: ticketsMigrations,
   },
-  resolvers: [TicketResolver, BranchResolver, TicketCustomerResolver, VenueManagementResolver],
+  resolvers: [
+    TicketResolver,
+    BranchResolver,
+    TicketCustomerResolver,
+    VenueManagementResolver,
+    ...WEBHOOK_RESOLVERS,
+  ],
   orphanedTypes: [VenueType],
   referenceResolvers: {
     Ticket: {
@@ -133,12 +144,15 @@ export const ticketsSubgraph: SubgraphDefinition = {
   startShared: async ({ config, redis, logger }) => {
     const accessCache = await AccessCache.listen(redis, config.redisPrefix);
     const mailer = createMailer(config.mail, logger);
+    const queues = new JobQueues(config, false, redis);
     return {
       accessCache,
       mailer,
+      queues,
       close: async () => {
         await accessCache.close();
         await mailer.close();
+        await queues.close();
       },
     } satisfies TicketsShared;
   },
@@ -153,5 +167,9 @@ export const ticketsSubgraph: SubgraphDefinition = {
       scope.config.webhooks.allowInsecure,
     ),
     new VenueManagementResolver(venueManagementOf(scope)),
+    ...webhookResolvers(
+      venueManagementOf(scope),
+      new WebhookEndpointService(scope.em, scope.config, sharedOf(scope).queues),
+    ),
   ],
 };

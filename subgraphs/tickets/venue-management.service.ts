@@ -94,7 +94,7 @@ export class VenueManagement {
   }
 
   /** Keeps a change in the venue's audit log, as the signed-in user's. */
-  private async audit(
+  async audit(
     venueId: number,
     action: string,
     target: string,

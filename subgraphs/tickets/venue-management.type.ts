@@ -216,7 +216,7 @@ export class AuditEventType {
 
   @Field(() => String, {
     description:
-      'What happened: venue.created, branch.created, branch.renamed, api_key.issued, api_key.revoked, sms.changed, plan.changed, member.invited, member.joined, member.role_changed, member.removed, member.left, webhook.*.',
+      'What happened: venue.created, branch.created, branch.renamed, api_key.issued, api_key.revoked, sms.changed, plan.changed, member.invited, member.joined, member.role_changed, member.removed, member.left, webhook.added, webhook.events_changed, webhook.secret_rotated, webhook.deleted, webhook.redelivered, webhook.pinged.',
   })
   action!: string;
 

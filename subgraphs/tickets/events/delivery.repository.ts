@@ -1,4 +1,5 @@
 import type { EntityManager } from '../../../common/database';
+import type { DeliveryEvent } from './ticket-events';
 
 /** The tables of delivery rows, each `pending` → busy (claimed by a worker) → settled. */
 export type DeliveryTableName =
@@ -61,6 +62,11 @@ export interface EndpointRow {
   created_at: Date | string;
 }
 
+/** An endpoint with the time it was deleted, null while it receives deliveries. */
+export interface StoredEndpoint extends EndpointRow {
+  deleted_at: Date | null;
+}
+
 /** A delivery of an endpoint with every attempt made of it. */
 export interface DeliveryLogRow {
   id: string;
@@ -79,7 +85,20 @@ export interface DeliveryLogRow {
   }[];
 }
 
+/** A delivery with the endpoint it goes to and that endpoint's venue. */
+export interface EndpointDeliveryRow extends DeliveryLogRow {
+  endpoint_id: string;
+  venue_id: string;
+}
+
 const ids = (rows: { id: string }[]): number[] => rows.map((r) => Number(r.id));
+
+/** The columns of a delivery `d` as its log shows it (DeliveryLogRow), every attempt included. */
+const DELIVERY_LOG_COLUMNS = `d.id, d.event_id, d.event, d.status, d.attempts, d.next_attempt_at, d.created_at,
+       coalesce((select json_agg(json_build_object(
+           'attempt', a.attempt, 'started_at', a.started_at, 'duration_ms', a.duration_ms,
+           'status_code', a.status_code, 'error', a.error) order by a.attempt)
+         from tickets.webhook_attempts a where a.delivery_id = d.id), '[]') as attempt_log`;
 
 /**
  * The delivery rows of webhooks, texts and Web Push, and the webhook endpoints they go to. A row is
@@ -123,6 +142,22 @@ export class DeliveryRepository {
       [eventId, event, body, venueId, event],
     );
     return ids(deliveries);
+  }
+
+  /** One delivery to one endpoint that is not deleted (a `ping`); its id, undefined without one. */
+  async insertWebhookDelivery(
+    endpointId: number,
+    eventId: string,
+    event: DeliveryEvent,
+    body: string,
+  ): Promise<number | undefined> {
+    const [delivery] = await this.em.execute<{ id: string }[]>(
+      `insert into tickets.webhook_deliveries (endpoint_id, event_id, event, body)
+       select e.id, ?, ?, ? from tickets.webhook_endpoints e where e.id = ? and e.deleted_at is null
+       returning id`,
+      [eventId, event, body, endpointId],
+    );
+    return delivery === undefined ? undefined : Number(delivery.id);
   }
 
   /** The ticket's one text, if it has a phone and its venue sends texts; its id. */
@@ -299,6 +334,25 @@ export class DeliveryRepository {
     );
   }
 
+  /** The endpoint, deleted or not; undefined when there is none. */
+  async endpoint(id: number): Promise<StoredEndpoint | undefined> {
+    const [row] = await this.em.execute<StoredEndpoint[]>(
+      `select id, venue_id, url, events, created_at, deleted_at from tickets.webhook_endpoints where id = ?`,
+      [id],
+    );
+    return row;
+  }
+
+  /** Replaces the events an endpoint receives; undefined when there is none, or it was deleted. */
+  async setEndpointEvents(id: number, events: readonly string[]): Promise<EndpointRow | undefined> {
+    const [row] = await this.em.execute<EndpointRow[]>(
+      `update tickets.webhook_endpoints set events = string_to_array(?, ','), updated_at = now()
+        where id = ? and deleted_at is null returning id, venue_id, url, events, created_at`,
+      [events.join(','), id],
+    );
+    return row;
+  }
+
   /** Marks the endpoint deleted (the first deletion's time stays); undefined when there is none. */
   async deleteEndpoint(id: number): Promise<Date | undefined> {
     const [row] = await this.em.execute<{ deleted_at: Date }[]>(
@@ -328,17 +382,24 @@ export class DeliveryRepository {
     return endpoint !== undefined;
   }
 
-  /** The endpoint's latest 100 deliveries, newest first, each with every attempt. */
-  deliveriesOf(endpointId: number): Promise<DeliveryLogRow[]> {
+  /** The endpoint's latest deliveries (100 unless fewer are asked for), newest first. */
+  deliveriesOf(endpointId: number, limit = 100): Promise<DeliveryLogRow[]> {
     return this.em.execute<DeliveryLogRow[]>(
-      `select d.id, d.event_id, d.event, d.status, d.attempts, d.next_attempt_at, d.created_at,
-              coalesce((select json_agg(json_build_object(
-                  'attempt', a.attempt, 'started_at', a.started_at, 'duration_ms', a.duration_ms,
-                  'status_code', a.status_code, 'error', a.error) order by a.attempt)
-                from tickets.webhook_attempts a where a.delivery_id = d.id), '[]') as attempt_log
-         from tickets.webhook_deliveries d where d.endpoint_id = ? order by d.id desc limit 100`,
-      [endpointId],
+      `select ${DELIVERY_LOG_COLUMNS} from tickets.webhook_deliveries d
+        where d.endpoint_id = ? order by d.id desc limit ?`,
+      [endpointId, limit],
     );
+  }
+
+  /** One delivery as its log shows it, with its endpoint's venue; undefined when there is none. */
+  async delivery(id: number): Promise<EndpointDeliveryRow | undefined> {
+    const [row] = await this.em.execute<EndpointDeliveryRow[]>(
+      `select ${DELIVERY_LOG_COLUMNS}, d.endpoint_id, e.venue_id
+         from tickets.webhook_deliveries d join tickets.webhook_endpoints e on e.id = d.endpoint_id
+        where d.id = ?`,
+      [id],
+    );
+    return row;
   }
 
   /** A delivery's status and whether its endpoint was deleted; undefined when there is none. */

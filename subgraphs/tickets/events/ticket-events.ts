@@ -19,6 +19,14 @@ export const WEBHOOK_EVENTS = [...DOCUMENTED_EVENTS, 'ticket.rung'] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/**
+ * Every event a delivery may carry: the ticket events and `ping`, the test a venue sends one
+ * endpoint from the panel. Nobody subscribes to `ping`, so it is in no endpoint's events.
+ */
+export const DELIVERY_EVENTS = [...WEBHOOK_EVENTS, 'ping'] as const;
+
+export type DeliveryEvent = (typeof DELIVERY_EVENTS)[number];
+
 /** The customer's rating as an event carries it, in the document's snake_case. */
 export interface FeedbackPayload {
   rating: number;

@@ -67,3 +67,8 @@ export function webhookBody(
   const ticket: TicketResource = toTicketResource(english);
   return JSON.stringify({ id: eventId, event, data: { ticket, ...(feedback ? { feedback } : {}) } });
 }
+
+/** The bytes of a `ping`: the event shape receivers already parse, naming the endpoint tested. */
+export function pingBody(eventId: string, endpointId: number): string {
+  return JSON.stringify({ id: eventId, event: 'ping', data: { endpoint_id: endpointId } });
+}

@@ -1,11 +1,14 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Config } from '../../../common/config';
 import type { EntityManager } from '../../../common/database';
 import { ConflictError, NotFoundError, ValidationError } from '../../../common/errors';
+import { say } from '../../../common/messages';
 import { VenueService } from '../venue.service';
-import { DeliveryRepository, type EndpointRow } from './delivery.repository';
+import { DeliveryRepository, type DeliveryLogRow, type EndpointRow } from './delivery.repository';
+import { QueueUnavailableError, type JobQueues } from './job-queues';
 import { seal } from './secret-box';
 import { DEFAULT_ENDPOINT_EVENTS, type WebhookEvent } from './ticket-events';
+import { pingBody } from './webhook-body';
 import { checkWebhookUrlForm, UnsafeWebhookUrlError, vetWebhookHost } from './webhook-url';
 
 export interface EndpointJson {
@@ -16,8 +19,31 @@ export interface EndpointJson {
   created_at: string;
 }
 
+/** A delivery as its log shows it: every attempt, and when the next is due while one is. */
+export interface DeliveryJson {
+  id: number;
+  event_id: string;
+  event: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  created_at: string;
+  attempt_log: DeliveryLogRow['attempt_log'];
+}
+
 /** Raw SQL through MikroORM hands timestamps over as text. */
 const iso = (value: Date | string): string => new Date(value).toISOString();
+
+const deliveryJson = (r: DeliveryLogRow): DeliveryJson => ({
+  id: Number(r.id),
+  event_id: r.event_id,
+  event: r.event,
+  status: r.status,
+  attempts: r.attempts,
+  next_attempt_at: r.status === 'pending' ? iso(r.next_attempt_at) : null,
+  created_at: iso(r.created_at),
+  attempt_log: r.attempt_log,
+});
 
 const endpointJson = (row: EndpointRow): EndpointJson => ({
   id: Number(row.id),
@@ -26,6 +52,8 @@ const endpointJson = (row: EndpointRow): EndpointJson => ({
   events: row.events,
   created_at: iso(row.created_at),
 });
+
+const endpointNotFound = (id: number) => new NotFoundError(say('webhook.endpoint_not_found', { id }));
 
 /** A secret shown once; receivers key their HMAC check with it. */
 function newSecret(): string {
@@ -37,9 +65,14 @@ export class WebhookEndpointService {
   private readonly venues: VenueService;
   private readonly deliveryRows: DeliveryRepository;
 
+  /**
+   * `queues`, when given, wakes the worker for a delivery made here (a ping, a redelivery); without
+   * it, or while the queue is away, the worker's sweep finds the row within seconds.
+   */
   constructor(
     em: EntityManager,
     private readonly config: Config,
+    private readonly queues?: Pick<JobQueues, 'enqueue'>,
   ) {
     this.venues = new VenueService(em);
     this.deliveryRows = new DeliveryRepository(em);
@@ -68,10 +101,36 @@ export class WebhookEndpointService {
     return rows.map(endpointJson);
   }
 
+  /** The venue of an endpoint, deleted or not, to decide who may touch it; undefined without one. */
+  async venueOfEndpoint(id: number): Promise<number | undefined> {
+    const row = await this.deliveryRows.endpoint(id);
+    return row === undefined ? undefined : Number(row.venue_id);
+  }
+
+  /** The venue of a delivery's endpoint; undefined when there is no such delivery. */
+  async venueOfDelivery(id: number): Promise<number | undefined> {
+    const row = await this.deliveryRows.delivery(id);
+    return row === undefined ? undefined : Number(row.venue_id);
+  }
+
+  /** An endpoint that still receives deliveries. */
+  async endpoint(id: number): Promise<EndpointJson> {
+    const row = await this.deliveryRows.endpoint(id);
+    if (row === undefined || row.deleted_at !== null) throw endpointNotFound(id);
+    return endpointJson(row);
+  }
+
+  /** Replaces the events the endpoint receives, from the next event on. */
+  async updateEvents(id: number, events: readonly WebhookEvent[]): Promise<EndpointJson> {
+    const row = await this.deliveryRows.setEndpointEvents(id, events);
+    if (row === undefined) throw endpointNotFound(id);
+    return endpointJson(row);
+  }
+
   /** Stops all delivery to it, including retries still due; its history stays readable. */
   async delete(id: number): Promise<{ id: number; deleted_at: string }> {
     const deletedAt = await this.deliveryRows.deleteEndpoint(id);
-    if (deletedAt === undefined) throw new NotFoundError(`Webhook endpoint ${id} not found.`);
+    if (deletedAt === undefined) throw endpointNotFound(id);
     return { id, deleted_at: iso(deletedAt) };
   }
 
@@ -79,25 +138,39 @@ export class WebhookEndpointService {
   async rotateSecret(id: number): Promise<{ id: number; secret: string }> {
     const secret = newSecret();
     const replaced = await this.deliveryRows.replaceSecret(id, seal(this.config.webhooks.secretKey, secret));
-    if (!replaced) throw new NotFoundError(`Webhook endpoint ${id} not found.`);
+    if (!replaced) throw endpointNotFound(id);
     return { id, secret };
   }
 
-  /** The endpoint's latest 100 deliveries, newest first, each with every attempt. */
-  async deliveries(id: number): Promise<unknown[]> {
-    if (!(await this.deliveryRows.endpointExists(id)))
-      throw new NotFoundError(`Webhook endpoint ${id} not found.`);
-    const rows = await this.deliveryRows.deliveriesOf(id);
-    return rows.map((r) => ({
-      id: Number(r.id),
-      event_id: r.event_id,
-      event: r.event,
-      status: r.status,
-      attempts: r.attempts,
-      next_attempt_at: r.status === 'pending' ? iso(r.next_attempt_at) : null,
-      created_at: iso(r.created_at),
-      attempt_log: r.attempt_log,
-    }));
+  /** The endpoint's latest deliveries (at most 100), newest first, each with every attempt. */
+  async deliveries(id: number, limit = 100): Promise<DeliveryJson[]> {
+    if (!(await this.deliveryRows.endpointExists(id))) throw endpointNotFound(id);
+    const rows = await this.deliveryRows.deliveriesOf(id, Math.min(limit, 100));
+    return rows.map(deliveryJson);
+  }
+
+  /** One delivery, whichever endpoint it went to (the caller decided who may see it). */
+  async delivery(id: number): Promise<DeliveryJson> {
+    const row = await this.deliveryRows.delivery(id);
+    if (row === undefined) throw new NotFoundError(say('webhook.delivery_not_found', { id }));
+    return deliveryJson(row);
+  }
+
+  /**
+   * A signed `ping` to the endpoint, made and retried like any delivery, so a venue sees whether its
+   * receiver answers and verifies before a real event depends on it.
+   */
+  async ping(endpointId: number): Promise<DeliveryJson> {
+    const eventId = randomUUID();
+    const id = await this.deliveryRows.insertWebhookDelivery(
+      endpointId,
+      eventId,
+      'ping',
+      pingBody(eventId, endpointId),
+    );
+    if (id === undefined) throw endpointNotFound(endpointId);
+    await this.wake(id);
+    return this.delivery(id);
   }
 
   /**
@@ -106,11 +179,21 @@ export class WebhookEndpointService {
    */
   async redeliver(deliveryId: number): Promise<{ id: number; status: 'pending'; attempts: number }> {
     const state = await this.deliveryRows.deliveryState(deliveryId);
-    if (state === undefined) throw new NotFoundError(`Webhook delivery ${deliveryId} not found.`);
-    if (state.endpointDeleted) throw new ConflictError('Its webhook endpoint was deleted.');
+    if (state === undefined) throw new NotFoundError(say('webhook.delivery_not_found', { id: deliveryId }));
+    if (state.endpointDeleted) throw new ConflictError(say('webhook.endpoint_deleted'));
     if (!(await this.deliveryRows.restartDelivery(deliveryId)))
-      throw new ConflictError(`Webhook delivery ${deliveryId} is still being delivered.`);
+      throw new ConflictError(say('webhook.still_delivering', { id: deliveryId }));
+    await this.wake(deliveryId);
     return { id: deliveryId, status: 'pending', attempts: 0 };
+  }
+
+  private async wake(deliveryId: number): Promise<void> {
+    try {
+      await this.queues?.enqueue('webhooks', deliveryId, 0);
+    } catch (error) {
+      // The row is committed and due: the worker's sweep sends it without the job.
+      if (!(error instanceof QueueUnavailableError)) throw error;
+    }
   }
 
   private async checkUrl(url: string): Promise<void> {
