@@ -75,6 +75,7 @@ export const billingSubgraph: SubgraphDefinition = {
         new PlanChanges(
           subscriptions,
           SubgraphClient.of(scope.config, 'tickets'),
+          SubgraphClient.of(scope.config, 'cv'),
           scope.redis,
           scope.config.redisPrefix,
           parseRecordId(scope.headers[SESSION_USER_HEADER]),

@@ -4,10 +4,13 @@ import { say } from '../../common/messages';
 import type { Redis } from '../../common/redis';
 import type { SubgraphClient } from '../../common/subgraph-call';
 import { accessChannel, venuePlanCacheKey } from '../../contracts/tickets/access-change';
+import { accountPlanCacheKey } from '../../contracts/cv/plan-cache';
 import type { Plan } from './plan.entity';
 import type { SubscriptionService } from './subscription.service';
 
 const VENUE_ROLE = `query VenueRole($venueId: ID!, $userId: ID!) { venueRole(venueId: $venueId, userId: $userId) }`;
+
+const ACCOUNT_OWNER = `query AccountOwner($accountId: ID!) { accountOwner(accountId: $accountId) }`;
 
 const RECORD_PLAN_CHANGE = `mutation RecordPlanChange($venueId: ID!, $userId: ID!, $plan: String!, $clientAddress: String) {
   recordPlanChange(venueId: $venueId, userId: $userId, plan: $plan, clientAddress: $clientAddress)
@@ -22,6 +25,7 @@ export class PlanChanges {
   constructor(
     private readonly subscriptions: SubscriptionService,
     private readonly tickets: SubgraphClient,
+    private readonly cv: SubgraphClient,
     private readonly redis: Redis,
     private readonly redisPrefix: string,
     private readonly userId: number | null,
@@ -54,8 +58,25 @@ export class PlanChanges {
     return plan;
   }
 
-  /** CV accounts of people come with the next change; until then their plans move by the operator. */
-  changeAccountPlan(): never {
-    throw new ValidationError({ accountId: [say('field.not_allowed', { field: 'account id' })] });
+  /**
+   * The owner of a CV account (its signed-in user) moves it to another plan; the cv subgraph says
+   * who owns it. Limits follow on the next request (the cv side keeps an account's plan a minute
+   * in Redis, dropped here).
+   */
+  async changeAccountPlan(accountId: string, planKey: string): Promise<Plan> {
+    if (this.userId === null) throw new UnauthenticatedError(say('identity.sign_in_required'));
+    const id = parseRecordId(accountId);
+    if (id === null) throw new NotFoundError('Account not found.');
+    const { accountOwner } = await this.cv.call<{ accountOwner: string | null }>(
+      'asking an account’s owner',
+      ACCOUNT_OWNER,
+      { accountId: String(id) },
+      { requestId: this.requestId },
+    );
+    if (accountOwner !== String(this.userId)) throw new NotFoundError('Account not found.');
+    const plan = await this.subscriptions.planFor('account', planKey);
+    await this.subscriptions.subscribe('account', id, plan.key, this.userId);
+    await this.redis.del(accountPlanCacheKey(this.redisPrefix, id));
+    return plan;
   }
 }

@@ -16,12 +16,13 @@ export class ChangePlanInput {
 
   @Field(() => ID, {
     nullable: true,
-    description: 'A CV account of the signed-in user (not yet: see the docs).',
+    description: 'The signed-in user’s own CV account.',
   })
   accountId?: string | null;
 
   @Field(() => String, {
-    description: 'A plan key of the product: starter, growth or enterprise for a venue.',
+    description:
+      'A plan key of the product: starter, growth or enterprise for a venue; free, pro or business for an account.',
   })
   plan!: string;
 }
@@ -35,14 +36,16 @@ export class SubscriptionResolver {
 
   @Mutation(() => PlanType, {
     description:
-      'Moves a venue to another plan; its API access and SMS follow at once. Only the venue’s owner. Payment is not collected here.',
+      'Moves a venue (its owner only) or a CV account (its user only) to another plan of its product; the limits follow at once. Give exactly one of venueId and accountId. Payment is not collected here.',
   })
   async changePlan(@Arg('input', () => ChangePlanInput) input: ChangePlanInput): Promise<PlanType> {
     const given = [input.venueId, input.accountId].filter((id) => id !== undefined && id !== null);
     if (given.length !== 1) {
       throw new ValidationError({ venueId: [say('field.required', { field: 'venue id' })] });
     }
-    if (input.venueId === undefined || input.venueId === null) return this.changes.changeAccountPlan();
+    if (input.venueId === undefined || input.venueId === null) {
+      return toPlanType(await this.changes.changeAccountPlan(input.accountId!, input.plan));
+    }
     return toPlanType(await this.changes.changeVenuePlan(input.venueId, input.plan));
   }
 

@@ -2,6 +2,7 @@ import type { Config } from '../../common/config';
 import { PlanClient } from '../../common/plan-client';
 import type { Redis } from '../../common/redis';
 import { SubgraphClient } from '../../common/subgraph-call';
+import { accountPlanCacheKey } from '../../contracts/cv/plan-cache';
 
 /** What the account's CV plan allows, as billing says; no plan allows what the free plan does not. */
 export interface AccountEntitlements {
@@ -17,7 +18,7 @@ export function accountPlanClient(config: Config, redis: Redis): PlanClient<Acco
   return new PlanClient(
     SubgraphClient.of(config, 'billing'),
     redis,
-    { typename: 'Account', cacheKey: (id) => `${config.redisPrefix}cv:account-plan:${id}` },
+    { typename: 'Account', cacheKey: (id) => accountPlanCacheKey(config.redisPrefix, id) },
     (plan) => ({
       planKey: plan?.key ?? null,
       // Without a plan an account may hold and export nothing.

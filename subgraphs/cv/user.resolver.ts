@@ -1,4 +1,6 @@
-import { FieldResolver, Resolver, Root } from 'type-graphql';
+import { Arg, Directive, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import { NotFoundError } from '../../common/errors';
+import { parseRecordId } from '../../common/input.rules';
 import type { AccountService } from './account.service';
 import { AccountType, CvUserType, toAccountType } from './account.type';
 import type { CvAccess } from './cv-access';
@@ -14,6 +16,25 @@ export class CvUserResolver {
   /** A `User` the gateway hands over by reference: its id is all the cv subgraph needs. */
   static reference(reference: { id: string }): CvUserType {
     return { id: String(reference.id) };
+  }
+
+  @Directive('@inaccessible')
+  @Query(() => ID, {
+    nullable: true,
+    description: 'The user who owns a CV account, for billing’s plan changes; hidden from the public graph.',
+  })
+  async accountOwner(
+    @Arg('accountId', () => ID, { description: 'The account.' }) accountId: string,
+  ): Promise<string | null> {
+    const id = parseRecordId(accountId);
+    const account =
+      id === null
+        ? null
+        : await this.accounts.getAccount(id).catch((error: unknown) => {
+            if (error instanceof NotFoundError) return null;
+            throw error;
+          });
+    return account?.userId === null || account === null ? null : String(account.userId);
   }
 
   @FieldResolver(() => AccountType, {

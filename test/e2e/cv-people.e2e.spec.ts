@@ -157,6 +157,26 @@ describe('CV accounts of signed-in people', () => {
     });
     const usage = await data<{ me: { usage: { cvs: number } } }>('{ me { usage { cvs } } }', {}, who.token);
     expect(usage.me.usage.cvs).toBe(2);
+
+    // Its user moves the account to pro; the new limit holds on the next request.
+    const CHANGE = 'mutation ($i: ChangePlanInput!) { changePlan(input: $i) { key } }';
+    const stranger = await personWithAccount();
+    const notTheirs = await graph(
+      CHANGE,
+      { i: { accountId: who.accountId, plan: 'pro' } },
+      session(stranger.token),
+    );
+    expect(notTheirs.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const ticketPlan = await graph(
+      CHANGE,
+      { i: { accountId: who.accountId, plan: 'growth' } },
+      session(who.token),
+    );
+    expect(Object.keys((ticketPlan.errors?.[0]?.extensions?.errors ?? {}) as object)).toEqual(['plan']);
+    expect(await data(CHANGE, { i: { accountId: who.accountId, plan: 'pro' } }, who.token)).toEqual({
+      changePlan: { key: 'pro' },
+    });
+    await data(CREATE_CV, { i: { title: 'Third', locale: 'en', templateId } }, who.token);
   });
 
   it('keeps one person’s CVs and account from every other person', async () => {
