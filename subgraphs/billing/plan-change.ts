@@ -1,4 +1,4 @@
-import { ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../../common/errors';
+import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
 import { say } from '../../common/messages';
 import type { Redis } from '../../common/redis';

@@ -172,7 +172,7 @@ describe('CV accounts of signed-in people', () => {
       { i: { accountId: who.accountId, plan: 'growth' } },
       session(who.token),
     );
-    expect(Object.keys((ticketPlan.errors?.[0]?.extensions?.errors ?? {}) as object)).toEqual(['plan']);
+    expect(Object.keys(ticketPlan.errors?.[0]?.extensions?.errors ?? {})).toEqual(['plan']);
     expect(await data(CHANGE, { i: { accountId: who.accountId, plan: 'pro' } }, who.token)).toEqual({
       changePlan: { key: 'pro' },
     });
