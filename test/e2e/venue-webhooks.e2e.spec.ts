@@ -165,8 +165,8 @@ describe('webhook endpoints run by a venue’s people, over the graph', () => {
         { i: { venueId, name: 'Karrada' } },
         owner.token,
       );
-      const { issueApiKey } = await data<{ issueApiKey: { secret: string } }>(
-        `mutation ($i: IssueApiKeyInput!) { issueApiKey(input: $i) { secret } }`,
+      const { issueApiKey } = await data<{ issueApiKey: { secret: string; apiKey: { id: string } } }>(
+        `mutation ($i: IssueApiKeyInput!) { issueApiKey(input: $i) { secret apiKey { id } } }`,
         { i: { branchId: createBranch.id, name: 'POS 1' } },
         owner.token,
       );
@@ -291,6 +291,14 @@ describe('webhook endpoints run by a venue’s people, over the graph', () => {
         'webhook.deleted',
       ]);
       expect(JSON.stringify(log)).not.toContain(added.secret);
+
+      // The end of the path: the key revoked from the panel answers 401 at once.
+      await data(
+        `mutation ($id: ID!) { revokeApiKey(id: $id) { id } }`,
+        { id: issueApiKey.apiKey.id },
+        owner.token,
+      );
+      expect((await rest('/tickets', key, { customer_name: 'After' })).status).toBe(401);
     } finally {
       await receiver.stop();
     }
