@@ -16,14 +16,17 @@ export class AccountBillingResolver {
     return plan ? toPlanType(plan) : null;
   }
 
-  @FieldResolver(() => AccountSubscriptionType, { nullable: true })
+  @FieldResolver(() => AccountSubscriptionType, {
+    nullable: true,
+    description: 'How the account pays for its plan; null when it has no subscription.',
+  })
   async subscription(@Root() account: BillingAccount): Promise<AccountSubscriptionType | null> {
     const subscription = await this.subscriptions.subscriptionOf('account', Number(account.id));
     return subscription ? { status: subscription.status, endsAt: subscription.endsAt } : null;
   }
 
   @Directive('@requires(fields: "cvCount")')
-  @FieldResolver(() => AccountUsageType)
+  @FieldResolver(() => AccountUsageType, { description: 'What the account has used of its plan.' })
   async usage(@Root() account: BillingAccount): Promise<AccountUsageType> {
     return {
       cvs: account.cvCount,

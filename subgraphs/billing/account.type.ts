@@ -7,7 +7,7 @@ import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 @Directive('@key(fields: "id")')
 @ObjectType('Account')
 export class BillingAccount {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The account’s id.' })
   id!: string;
 
   @Directive('@external')

@@ -16,7 +16,10 @@ export class PlanResolver {
   }
 
   @Query(() => PlanType, { nullable: true, description: 'One plan by its key.' })
-  async plan(@Arg('key', () => String) key: string): Promise<PlanType | null> {
+  async plan(
+    @Arg('key', () => String, { description: 'The plan’s key, e.g. "pro"; an unknown one answers null.' })
+    key: string,
+  ): Promise<PlanType | null> {
     const plan = await this.planService.findByKey(key);
     return plan ? toPlanType(plan) : null;
   }

@@ -1,7 +1,14 @@
 import { Directive, Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { type Plan, Product } from './plan.entity';
 
-registerEnumType(Product, { name: 'Product', description: 'The product a plan is sold for.' });
+registerEnumType(Product, {
+  name: 'Product',
+  description: 'The product a plan is sold for.',
+  valuesConfig: {
+    CV: { description: 'CV building: the free, pro and business plans.' },
+    TICKETS: { description: 'Ticket calling: the starter, growth and enterprise plans.' },
+  },
+});
 
 @ObjectType('CvPlanLimits', { description: 'What a CV plan allows. A null limit means unlimited.' })
 export class CvPlanLimits {
@@ -33,10 +40,10 @@ export class PlanType {
   @Field(() => String, { description: 'Stable identifier, e.g. "free" or "growth".' })
   key!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Display name, e.g. "Pro".' })
   name!: string;
 
-  @Field(() => Product)
+  @Field(() => Product, { description: 'The product the plan is for.' })
   product!: Product;
 
   @Field(() => Int, { description: 'Monthly price in IQD.' })

@@ -38,7 +38,12 @@ export class SubscriptionResolver {
     description:
       'Moves a venue (its owner only) or a CV account (its user only) to another plan of its product; the limits follow at once. Give exactly one of venueId and accountId. Payment is not collected here.',
   })
-  async changePlan(@Arg('input', () => ChangePlanInput) input: ChangePlanInput): Promise<PlanType> {
+  async changePlan(
+    @Arg('input', () => ChangePlanInput, {
+      description: 'The venue or the CV account, and the plan key to move it to.',
+    })
+    input: ChangePlanInput,
+  ): Promise<PlanType> {
     const given = [input.venueId, input.accountId].filter((id) => id !== undefined && id !== null);
     if (given.length !== 1) {
       throw new ValidationError({ venueId: [say('field.required', { field: 'venue id' })] });

@@ -4,6 +4,6 @@ import { Directive, Field, ID, ObjectType } from 'type-graphql';
 @Directive('@key(fields: "id")')
 @ObjectType('Venue')
 export class BillingVenue {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The venue’s id.' })
   id!: string;
 }

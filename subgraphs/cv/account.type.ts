@@ -39,13 +39,16 @@ export function toAccountApiKeyType(key: AccountApiKey | RequestKey): AccountApi
 @Directive('@key(fields: "id")')
 @ObjectType('Account', { description: 'Who builds CVs (the Account resource of cv-api.md).' })
 export class AccountType {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The account’s id.' })
   id!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The account’s name.' })
   name!: string;
 
-  @Field(() => String)
+  @Field(() => String, {
+    description:
+      'The account’s email address; for a person’s account, the user’s address when it was opened.',
+  })
   email!: string;
 
   @Field(() => AccountApiKeyType, {

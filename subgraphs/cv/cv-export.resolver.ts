@@ -10,6 +10,10 @@ export enum CvExportFormat {
 registerEnumType(CvExportFormat, {
   name: 'CvExportFormat',
   description: 'PDF (A4, print-grade) or self-contained HTML.',
+  valuesConfig: {
+    PDF: { description: 'A PDF document, A4 (application/pdf).' },
+    HTML: { description: 'One self-contained HTML page (text/html).' },
+  },
 });
 
 @ObjectType('CvExport', { description: 'One export of a CV; it counts toward the month’s download_limit.' })
@@ -17,7 +21,7 @@ export class CvExportType {
   @Field(() => String, { description: 'The CV’s title with the format’s extension.' })
   fileName!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'application/pdf or text/html; charset=utf-8.' })
   contentType!: string;
 
   @Field(() => String, { description: 'The file, base64.' })
@@ -57,8 +61,8 @@ export class CvExportResolver {
       'Exports a CV. FORBIDDEN at the plan’s download_limit, RATE_LIMITED beyond 10 exports a minute, UNAVAILABLE when the renderer is saturated.',
   })
   async exportCv(
-    @Arg('id', () => ID) id: string,
-    @Arg('format', () => CvExportFormat) format: CvExportFormat,
+    @Arg('id', () => ID, { description: 'The CV’s UUID.' }) id: string,
+    @Arg('format', () => CvExportFormat, { description: 'The file to make.' }) format: CvExportFormat,
   ): Promise<CvExportType> {
     const principal = await this.access.require();
     return toExportType(await this.exports.export(principal, id, format, this.requestId));
@@ -95,7 +99,10 @@ export class CvExportResolver {
   @Query(() => String, {
     description: 'The public share page of a CV (HTML); needs no key. NOT_FOUND once deleted.',
   })
-  sharedCvHtml(@Arg('token', () => String) token: string): Promise<string> {
+  sharedCvHtml(
+    @Arg('token', () => String, { description: 'The token of the CV’s share link (links.share).' })
+    token: string,
+  ): Promise<string> {
     return this.exports.shared(token);
   }
 
@@ -103,7 +110,7 @@ export class CvExportResolver {
     description: 'A template filled with sample content (HTML), for preview_url; needs no key.',
   })
   templatePreviewHtml(
-    @Arg('id', () => ID) id: string,
+    @Arg('id', () => ID, { description: 'The template’s id.' }) id: string,
     @Arg('locale', () => String, { defaultValue: 'ar', description: 'ar or en.' }) locale: string,
   ): Promise<string> {
     return this.exports.preview(id, locale === 'en' ? 'en' : 'ar');

@@ -14,6 +14,9 @@ import {
   toCvType,
 } from './cv.type';
 
+/** How every operation here names its CV. */
+const CV_ID = { description: 'The CV’s UUID.' };
+
 /** The CV operations of cv-api.md; the REST adapter maps each endpoint onto one of these. */
 @Resolver(() => CvType)
 export class CvResolver {
@@ -31,13 +34,13 @@ export class CvResolver {
   }
 
   @Query(() => CvType, { description: 'One CV: another account’s is FORBIDDEN, an unknown one NOT_FOUND.' })
-  async cv(@Arg('id', () => ID) id: string): Promise<CvType> {
+  async cv(@Arg('id', () => ID, CV_ID) id: string): Promise<CvType> {
     const principal = await this.access.require();
     return this.toType(await this.service.get(principal, id));
   }
 
   /** Section rows are read only when a selection asks for them (a list seldom does). */
-  @FieldResolver(() => CvSectionsType)
+  @FieldResolver(() => CvSectionsType, { description: 'Every built-in section with its items.' })
   async sections(@Root() cv: CvType): Promise<Record<string, unknown>> {
     return camelKeys(await this.service.sectionsOf(cv.id));
   }
@@ -52,7 +55,10 @@ export class CvResolver {
   @Mutation(() => CvType, {
     description: 'Creates a CV on an available template, within the plan’s cv_limit (FORBIDDEN beyond it).',
   })
-  async createCv(@Arg('input', () => CreateCvInput) input: CreateCvInput): Promise<CvType> {
+  async createCv(
+    @Arg('input', () => CreateCvInput, { description: 'The CV’s title, locale and template.' })
+    input: CreateCvInput,
+  ): Promise<CvType> {
     const principal = await this.access.require();
     const entitlements = await this.plans.of(principal.accountId);
     return this.toType(await this.service.create(principal, entitlements, input));
@@ -63,8 +69,8 @@ export class CvResolver {
       'Changes only the fields sent; each section sent replaces that section. Field errors are keyed by the document’s snake_case path, e.g. sections.experience.0.start_date.',
   })
   async updateCv(
-    @Arg('id', () => ID) id: string,
-    @Arg('input', () => UpdateCvInput) input: UpdateCvInput,
+    @Arg('id', () => ID, CV_ID) id: string,
+    @Arg('input', () => UpdateCvInput, { description: 'The fields to change.' }) input: UpdateCvInput,
   ): Promise<CvType> {
     const principal = await this.access.require();
     return this.toType(await this.service.update(principal, id, snakeKeys(input)));
@@ -73,7 +79,7 @@ export class CvResolver {
   @Mutation(() => CvType, {
     description: 'A deep copy with every section row and the photo, within cv_limit.',
   })
-  async duplicateCv(@Arg('id', () => ID) id: string): Promise<CvType> {
+  async duplicateCv(@Arg('id', () => ID, CV_ID) id: string): Promise<CvType> {
     const principal = await this.access.require();
     const entitlements = await this.plans.of(principal.accountId);
     return this.toType(await this.service.duplicate(principal, entitlements, id));
@@ -83,8 +89,11 @@ export class CvResolver {
     description: 'Moves the CV to another template and resets settings to its defaults.',
   })
   async switchCvTemplate(
-    @Arg('id', () => ID) id: string,
-    @Arg('templateId', () => ID) templateId: string,
+    @Arg('id', () => ID, CV_ID) id: string,
+    @Arg('templateId', () => ID, {
+      description: 'A template the account can see; a premium one needs a plan with premium templates.',
+    })
+    templateId: string,
   ): Promise<CvType> {
     const principal = await this.access.require();
     const entitlements = await this.plans.of(principal.accountId);
@@ -96,21 +105,24 @@ export class CvResolver {
       'Sets the photo: base64 of a JPEG, PNG or WebP of at most 4 MB, checked by content; metadata is removed.',
   })
   async setCvPhoto(
-    @Arg('id', () => ID) id: string,
-    @Arg('photoBase64', () => String) photoBase64: string,
+    @Arg('id', () => ID, CV_ID) id: string,
+    @Arg('photoBase64', () => String, {
+      description: 'The image file in base64: JPEG, PNG or WebP, at most 4 MB once decoded.',
+    })
+    photoBase64: string,
   ): Promise<CvType> {
     const principal = await this.access.require();
     return this.toType(await this.service.setPhoto(principal, id, Buffer.from(photoBase64, 'base64')));
   }
 
-  @Mutation(() => CvType)
-  async removeCvPhoto(@Arg('id', () => ID) id: string): Promise<CvType> {
+  @Mutation(() => CvType, { description: 'Removes the CV’s photo; a CV without one comes back unchanged.' })
+  async removeCvPhoto(@Arg('id', () => ID, CV_ID) id: string): Promise<CvType> {
     const principal = await this.access.require();
     return this.toType(await this.service.removePhoto(principal, id));
   }
 
   @Mutation(() => Boolean, { description: 'Deletes the CV with every section; its share page goes too.' })
-  async deleteCv(@Arg('id', () => ID) id: string): Promise<boolean> {
+  async deleteCv(@Arg('id', () => ID, CV_ID) id: string): Promise<boolean> {
     const principal = await this.access.require();
     await this.service.delete(principal, id);
     return true;
@@ -118,7 +130,10 @@ export class CvResolver {
 
   @Mutation(() => CvType, { description: 'A new CV from a JSON Resume document, within cv_limit.' })
   async importJsonResume(
-    @Arg('input', () => ImportJsonResumeInput) input: ImportJsonResumeInput,
+    @Arg('input', () => ImportJsonResumeInput, {
+      description: 'The resume, and the template, title and locale when not the defaults.',
+    })
+    input: ImportJsonResumeInput,
   ): Promise<CvType> {
     const principal = await this.access.require();
     const entitlements = await this.plans.of(principal.accountId);

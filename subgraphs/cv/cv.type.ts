@@ -3,6 +3,7 @@ import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { camelCase, camelKeys } from '../../common/case';
 import {
   CUSTOM_SECTION_FIELDS,
+  CUSTOM_SECTIONS_MAX,
   ITEMS_PER_SECTION_MAX,
   PERSONAL_FIELDS,
   SECTION_FIELDS,
@@ -69,7 +70,9 @@ const items = Object.fromEntries(
 const sectionsOutput = class {};
 const sectionsInput = class {};
 for (const section of SECTION_KEYS) {
-  Field(() => [items[section].output])(sectionsOutput.prototype, section);
+  Field(() => [items[section].output], {
+    description: `The ${section} section’s items in display order, at most ${ITEMS_PER_SECTION_MAX}; empty when it has none.`,
+  })(sectionsOutput.prototype, section);
   Field(() => [items[section].input], {
     nullable: true,
     description: `Replaces the whole section; at most ${ITEMS_PER_SECTION_MAX} items.`,
@@ -80,16 +83,18 @@ InputType('CvSectionsInput', { description: 'Only the sections sent are replaced
 
 @ObjectType('CvLinks', { description: 'Where a CV is read and exported; share needs no key.' })
 export class CvLinksType {
-  @Field(() => String)
+  @Field(() => String, {
+    description: 'The CV on the REST API (/api/v1/cvs/{uuid}); needs the account’s key.',
+  })
   self!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Its PDF export on the REST API; each fetch counts as a download.' })
   pdf!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Its HTML export on the REST API; each fetch counts as a download.' })
   html!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The public share page (/cv/{token}): no key, not a download.' })
   share!: string;
 }
 
@@ -98,10 +103,10 @@ export class CvPhotoType {
   @Field(() => String, { description: 'image/jpeg, image/png or image/webp.' })
   type!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Pixels, at most 1200.' })
   width!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Pixels, at most 1200.' })
   height!: number;
 
   @Field(() => Int, { description: 'Bytes.' })
@@ -112,19 +117,19 @@ type Row = Record<string, string | boolean | null>;
 
 @ObjectType('Cv', { description: 'A CV of the account, addressed by its UUID.' })
 export class CvType {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The CV’s UUID.' })
   id!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: `Internal name, 1 to ${TITLE_MAX} characters.` })
   title!: string;
 
   @Field(() => String, { description: 'ar or en.' })
   locale!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The template the CV is designed with.' })
   templateId!: string;
 
-  @Field(() => personal.output)
+  @Field(() => personal.output, { description: 'Who the CV is about; every field present, null when empty.' })
   personal!: Row;
 
   @Field(() => settings.output, { description: 'The template’s defaults with the CV’s own choices.' })
@@ -133,28 +138,32 @@ export class CvType {
   @Field(() => [String], { description: 'Section keys (built-in and custom) in display order.' })
   sectionOrder!: string[];
 
-  @Field(() => [String])
+  @Field(() => [String], {
+    description: 'Section keys (built-in or custom) left out when the CV is rendered.',
+  })
   hiddenSections!: string[];
 
-  @Field(() => [custom.output])
+  @Field(() => [custom.output], { description: `The CV’s own sections, at most ${CUSTOM_SECTIONS_MAX}.` })
   customSections!: Row[];
 
-  @Field(() => CvPhotoType, { nullable: true })
+  @Field(() => CvPhotoType, { nullable: true, description: 'The photo; null when the CV has none.' })
   photo!: CvPhotoType | null;
 
-  @Field(() => CvLinksType)
+  @Field(() => CvLinksType, { description: 'Where the CV is read, exported and shared.' })
   links!: CvLinksType;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the CV was created.' })
   createdAt!: Date;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When it last changed.' })
   updatedAt!: Date;
 }
 
 export const CvSectionsType = sectionsOutput;
 
-@InputType('CreateCvInput')
+@InputType('CreateCvInput', {
+  description: 'A new CV: it takes the template’s default settings and shows every section.',
+})
 export class CreateCvInput {
   @Field(() => String, { description: `Internal name, at most ${TITLE_MAX} characters.` })
   title!: string;
@@ -162,16 +171,18 @@ export class CreateCvInput {
   @Field(() => String, { description: 'ar or en.' })
   locale!: string;
 
-  @Field(() => ID)
+  @Field(() => ID, {
+    description: 'A template the account can see; a premium one needs a plan with premium templates.',
+  })
   templateId!: string;
 }
 
 @InputType('UpdateCvInput', { description: 'Only the fields sent change (PUT /cvs/{uuid}).' })
 export class UpdateCvInput {
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: `Internal name, 1 to ${TITLE_MAX} characters.` })
   title?: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, { nullable: true, description: 'ar or en.' })
   locale?: string;
 
   @Field(() => personal.input, { nullable: true, description: 'Field by field; null clears a field.' })
@@ -183,20 +194,31 @@ export class UpdateCvInput {
   })
   settings?: Row;
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Section keys (built-in or custom), each once, in display order; replaces the order.',
+  })
   sectionOrder?: string[];
 
-  @Field(() => [String], { nullable: true })
+  @Field(() => [String], {
+    nullable: true,
+    description: 'Section keys (built-in or custom), each once, to leave out; replaces the list.',
+  })
   hiddenSections?: string[];
 
-  @Field(() => sectionsInput, { nullable: true })
+  @Field(() => sectionsInput, {
+    nullable: true,
+    description: 'Each section sent replaces that section whole; the others stay.',
+  })
   sections?: Record<string, Row[]>;
 
   @Field(() => [custom.input], { nullable: true, description: 'Replaces every custom section.' })
   customSections?: Row[];
 }
 
-@InputType('ImportJsonResumeInput')
+@InputType('ImportJsonResumeInput', {
+  description: 'A JSON Resume document to make a new CV of, with optional template, title and locale.',
+})
 export class ImportJsonResumeInput {
   @Field(() => GraphQLJSONObject, { description: 'A JSON Resume 1.2.1 document.' })
   resume!: Record<string, unknown>;

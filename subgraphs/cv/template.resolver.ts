@@ -29,7 +29,9 @@ export class TemplateResolver {
   @Query(() => TemplateType, {
     description: 'One template the account can see; another company’s is not found.',
   })
-  async template(@Arg('id', () => ID) id: string): Promise<TemplateType> {
+  async template(
+    @Arg('id', () => ID, { description: 'The template’s id.' }) id: string,
+  ): Promise<TemplateType> {
     const { templates, premiumAllowed } = await this.visible();
     const templateId = parseRecordId(id);
     const template = templates.find((t) => t.id === templateId);

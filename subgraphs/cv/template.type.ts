@@ -3,16 +3,19 @@ import type { Template } from './template.entity';
 
 @ObjectType('Template', { description: 'A CV design (the Template resource of cv-api.md).' })
 export class TemplateType {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The template’s id.' })
   id!: string;
 
-  @Field(() => String)
+  @Field(() => String, {
+    description:
+      'Lower-case letters, digits and single dashes; unique among the platform’s templates and within a company.',
+  })
   slug!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The template’s display name.' })
   name!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'A short text about the design; empty when none.' })
   description!: string;
 
   @Field(() => String, { description: 'professional, modern, simple, creative or academic.' })
@@ -21,7 +24,7 @@ export class TemplateType {
   @Field(() => String, { description: 'single-column, two-column or sidebar.' })
   layout!: string;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'Whether it needs a plan with premium templates.' })
   isPremium!: boolean;
 
   @Field(() => Boolean, { description: 'Owned by the account’s company rather than the platform.' })

@@ -53,7 +53,10 @@ export class IdentityResolver {
     description:
       'Creates a user and signs them in; a verification link is mailed. 20 sign-ups an hour per client address.',
   })
-  async signUp(@Arg('input', () => SignUpInput) input: SignUpInput): Promise<AuthPayloadType> {
+  async signUp(
+    @Arg('input', () => SignUpInput, { description: 'The new user’s email, password, name and language.' })
+    input: SignUpInput,
+  ): Promise<AuthPayloadType> {
     const { token, user } = await this.identity.signUp(input);
     return { token, user: toUserType(user) };
   }
@@ -62,7 +65,10 @@ export class IdentityResolver {
     description:
       'Opens a session. An unknown email and a wrong password get the same UNAUTHENTICATED answer; after 10 failures in 15 minutes for an email or an address, RATE_LIMITED.',
   })
-  async signIn(@Arg('input', () => SignInInput) input: SignInInput): Promise<AuthPayloadType> {
+  async signIn(
+    @Arg('input', () => SignInInput, { description: 'The email, its password and a label for the session.' })
+    input: SignInInput,
+  ): Promise<AuthPayloadType> {
     const { token, user } = await this.identity.signIn(input);
     return { token, user: toUserType(user) };
   }
@@ -95,12 +101,18 @@ export class IdentityResolver {
   @Mutation(() => Boolean, {
     description: 'Sets a new password by a reset link’s token and ends every session.',
   })
-  resetPassword(@Arg('input', () => ResetPasswordInput) input: ResetPasswordInput): Promise<boolean> {
+  resetPassword(
+    @Arg('input', () => ResetPasswordInput, { description: 'The reset link’s token and the new password.' })
+    input: ResetPasswordInput,
+  ): Promise<boolean> {
     return this.identity.resetPassword(input);
   }
 
   @Mutation(() => Boolean, { description: 'Changes the password and ends every other session.' })
-  changePassword(@Arg('input', () => ChangePasswordInput) input: ChangePasswordInput): Promise<boolean> {
+  changePassword(
+    @Arg('input', () => ChangePasswordInput, { description: 'The password now and the new one.' })
+    input: ChangePasswordInput,
+  ): Promise<boolean> {
     return this.identity.changePassword(input);
   }
 

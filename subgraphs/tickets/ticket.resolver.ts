@@ -31,6 +31,11 @@ function unlessReadByToken(ticket: TicketType, field: (typeof TOKEN_HIDDEN_FIELD
   return ticket[field];
 }
 
+/** The descriptions of a ticket operation's two ways to name the ticket. */
+const BY_ID = 'The ticket’s id; give this or externalId.';
+const BY_EXTERNAL_ID =
+  'The calling system’s order id instead of id: the branch’s open ticket with it, else the newest closed one.';
+
 /** Exactly one of id and externalId; an id that is not a positive integer names no ticket. */
 export function ticketRef(id: string | null | undefined, externalId: string | null | undefined): TicketRef {
   if ((id === null || id === undefined) === (externalId === null || externalId === undefined)) {
@@ -56,7 +61,9 @@ export class TicketResolver {
     description:
       'True when the request’s key may act with the scope; otherwise the 401, 402 or 403 error it would get.',
   })
-  async ticketAccess(@Arg('scope', () => TicketScopeValue) scope: TicketScopeValue): Promise<boolean> {
+  async ticketAccess(
+    @Arg('scope', () => TicketScopeValue, { description: 'The scope to check.' }) scope: TicketScopeValue,
+  ): Promise<boolean> {
     await this.access.require(scope);
     return true;
   }
@@ -65,7 +72,7 @@ export class TicketResolver {
     description:
       'A ticket of the key’s branch. Needs tickets:read, or the ticket’s own token in X-Ticket-Token, which does not reveal externalId, customerName or note.',
   })
-  async ticket(@Arg('id', () => ID) id: string): Promise<TicketType> {
+  async ticket(@Arg('id', () => ID, { description: 'The ticket’s id.' }) id: string): Promise<TicketType> {
     const token = this.access.ticketToken;
     if (token !== undefined) {
       const view = await this.ticketService.byToken(token);
@@ -95,16 +102,31 @@ export class TicketResolver {
   @Query(() => TicketType, {
     description: 'The branch’s ticket with this order id (its open one first). Needs tickets:read.',
   })
-  async ticketByExternalId(@Arg('externalId', () => String) externalId: string): Promise<TicketType> {
+  async ticketByExternalId(
+    @Arg('externalId', () => String, { description: 'The calling system’s order id, as given at creation.' })
+    externalId: string,
+  ): Promise<TicketType> {
     const principal = await this.access.require('tickets:read');
     return toTicketType(await this.ticketService.get(principal, ticketRef(null, externalId)), this.present);
   }
 
   @Query(() => TicketPageType, { description: 'The branch’s tickets, newest first. Needs tickets:read.' })
   async tickets(
-    @Arg('filter', () => TicketFilterInput, { nullable: true }) filter: TicketFilterInput | null,
-    @Arg('page', () => Int, { defaultValue: 1 }) page: number,
-    @Arg('perPage', () => Int, { defaultValue: DEFAULT_PER_PAGE }) perPage: number,
+    @Arg('filter', () => TicketFilterInput, {
+      nullable: true,
+      description: 'What to narrow the list to; every ticket of the branch when left out.',
+    })
+    filter: TicketFilterInput | null,
+    @Arg('page', () => Int, {
+      defaultValue: 1,
+      description: 'The page, from 1; a page past the last has no items.',
+    })
+    page: number,
+    @Arg('perPage', () => Int, {
+      defaultValue: DEFAULT_PER_PAGE,
+      description: `Tickets a page, 1 to ${TICKET_LIMITS.perPage}.`,
+    })
+    perPage: number,
   ): Promise<TicketPageType> {
     const principal = await this.access.require('tickets:read');
     const errors: FieldMessages = {};
@@ -146,15 +168,25 @@ export class TicketResolver {
     nullable: true,
     description: 'The customer’s view of a ticket; needs no key.',
   })
-  async ticketByToken(@Arg('token', () => String) token: string): Promise<PublicTicketType | null> {
+  async ticketByToken(
+    @Arg('token', () => String, {
+      description: 'The ticket’s 32-character token, from publicUrl; the answer is null for an unknown one.',
+    })
+    token: string,
+  ): Promise<PublicTicketType | null> {
     const view = await this.ticketService.byToken(token);
     return view === null ? null : toPublicTicket(view, this.present.language, this.pushKey);
   }
 
   @Mutation(() => CreateTicketPayload, { description: 'Creates a waiting ticket. Needs tickets:write.' })
   async createTicket(
-    @Arg('input', () => CreateTicketInput) input: CreateTicketInput,
-    @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey: string | null,
+    @Arg('input', () => CreateTicketInput, { description: 'The ticket’s fields.' }) input: CreateTicketInput,
+    @Arg('idempotencyKey', () => String, {
+      nullable: true,
+      description:
+        '1 to 255 characters, kept 24 hours per branch: the same input again returns the first ticket (replayed); different input is refused.',
+    })
+    idempotencyKey: string | null,
   ): Promise<CreateTicketPayload> {
     const principal = await this.access.require('tickets:write');
     const { ticket, replayed } = await this.ticketService.create(principal, input, idempotencyKey);
@@ -163,24 +195,27 @@ export class TicketResolver {
 
   @Mutation(() => TicketType, { description: 'waiting → ready; alerts the customer. Needs tickets:write.' })
   markTicketReady(
-    @Arg('id', () => ID, { nullable: true }) id: string | null,
-    @Arg('externalId', () => String, { nullable: true }) externalId: string | null,
+    @Arg('id', () => ID, { nullable: true, description: BY_ID }) id: string | null,
+    @Arg('externalId', () => String, { nullable: true, description: BY_EXTERNAL_ID })
+    externalId: string | null,
   ): Promise<TicketType> {
     return this.move(id, externalId, 'ready');
   }
 
   @Mutation(() => TicketType, { description: 'waiting or ready → collected. Needs tickets:write.' })
   markTicketCollected(
-    @Arg('id', () => ID, { nullable: true }) id: string | null,
-    @Arg('externalId', () => String, { nullable: true }) externalId: string | null,
+    @Arg('id', () => ID, { nullable: true, description: BY_ID }) id: string | null,
+    @Arg('externalId', () => String, { nullable: true, description: BY_EXTERNAL_ID })
+    externalId: string | null,
   ): Promise<TicketType> {
     return this.move(id, externalId, 'collected');
   }
 
   @Mutation(() => TicketType, { description: 'waiting or ready → cancelled. Needs tickets:write.' })
   cancelTicket(
-    @Arg('id', () => ID, { nullable: true }) id: string | null,
-    @Arg('externalId', () => String, { nullable: true }) externalId: string | null,
+    @Arg('id', () => ID, { nullable: true, description: BY_ID }) id: string | null,
+    @Arg('externalId', () => String, { nullable: true, description: BY_EXTERNAL_ID })
+    externalId: string | null,
   ): Promise<TicketType> {
     return this.move(id, externalId, 'cancel');
   }
@@ -190,8 +225,9 @@ export class TicketResolver {
       'Alerts the customer of a ready ticket again, at most once every 30 seconds. Needs tickets:write.',
   })
   async ringTicket(
-    @Arg('id', () => ID, { nullable: true }) id: string | null,
-    @Arg('externalId', () => String, { nullable: true }) externalId: string | null,
+    @Arg('id', () => ID, { nullable: true, description: BY_ID }) id: string | null,
+    @Arg('externalId', () => String, { nullable: true, description: BY_EXTERNAL_ID })
+    externalId: string | null,
   ): Promise<TicketType> {
     const principal = await this.access.require('tickets:write');
     return toTicketType(await this.ticketService.ring(principal, ticketRef(id, externalId)), this.present);
@@ -212,7 +248,7 @@ export class TicketResolver {
     return unlessReadByToken(ticket, 'note');
   }
 
-  @FieldResolver(() => BranchType)
+  @FieldResolver(() => BranchType, { description: 'The branch the ticket belongs to.' })
   async branch(@Root() ticket: TicketType): Promise<BranchType> {
     return toBranchType(await this.venueService.getBranch(Number(ticket.branchId)));
   }
@@ -230,7 +266,7 @@ export class TicketResolver {
 export class BranchResolver {
   constructor(private readonly venueService: VenueService) {}
 
-  @FieldResolver(() => VenueType)
+  @FieldResolver(() => VenueType, { description: 'The venue the branch belongs to.' })
   async venue(@Root() branch: BranchType): Promise<VenueType> {
     return toVenueType(await this.venueService.get(branch.venueId));
   }

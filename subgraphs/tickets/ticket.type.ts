@@ -11,7 +11,16 @@ export enum TicketStatusValue {
   COLLECTED = 'collected',
   CANCELLED = 'cancelled',
 }
-registerEnumType(TicketStatusValue, { name: 'TicketStatus', description: 'Where an order ticket is.' });
+registerEnumType(TicketStatusValue, {
+  name: 'TicketStatus',
+  description: 'Where an order ticket is.',
+  valuesConfig: {
+    WAITING: { description: 'Created, not ready yet; every ticket starts here.' },
+    READY: { description: 'Ready to collect; the customer was alerted.' },
+    COLLECTED: { description: 'Handed over; final.' },
+    CANCELLED: { description: 'Cancelled; final.' },
+  },
+});
 
 /** The two scopes a branch key may carry. */
 export enum TicketScopeValue {
@@ -21,6 +30,10 @@ export enum TicketScopeValue {
 registerEnumType(TicketScopeValue, {
   name: 'TicketScope',
   description: 'READ is tickets:read, WRITE is tickets:write.',
+  valuesConfig: {
+    READ: { description: 'tickets:read: reads the branch’s tickets and the branch.' },
+    WRITE: { description: 'tickets:write: creates, moves and rings the branch’s tickets.' },
+  },
 });
 
 @Directive('@key(fields: "id")')
@@ -28,7 +41,7 @@ registerEnumType(TicketScopeValue, {
   description: 'An order ticket of a branch (the Ticket resource of ticket-calling-api.md).',
 })
 export class TicketType {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The ticket’s id.' })
   id!: string;
 
   @Field(() => ID, { description: 'Branch of the key that created the ticket.' })
@@ -43,22 +56,29 @@ export class TicketType {
   @Field(() => String, { description: '32 URL-safe characters; part of publicUrl and qrUrl.' })
   token!: string;
 
-  @Field(() => TicketStatusValue)
+  @Field(() => TicketStatusValue, { description: 'Where the ticket is; WAITING when created.' })
   status!: TicketStatusValue;
 
   @Field(() => String, { description: 'Display text of the status, in the language asked for.' })
   statusText!: string;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The customer’s name given at creation; null when none. FORBIDDEN when read by the ticket’s token.',
+  })
   customerName!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The note given at creation; null when none. FORBIDDEN when read by the ticket’s token.',
+  })
   note!: string | null;
 
   @Field(() => Int, { description: 'Origin code: 1 API, 2 cashier, 3 kiosk.' })
   source!: number;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Display text of the source, in the language asked for.' })
   sourceText!: string;
 
   @Field(() => Int, { description: 'Alerts so far: the ready alert and each ring.' })
@@ -82,22 +102,25 @@ export class TicketType {
   @Field(() => String, { description: 'QR image URL.' })
   qrUrl!: string;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When the customer first opened the page; null until then.',
+  })
   linkedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it became ready; null until then.' })
   readyAt!: Date | null;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it was collected; null unless collected.' })
   collectedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it was cancelled; null unless cancelled.' })
   cancelledAt!: Date | null;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When it was created.' })
   createdAt!: Date;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When it last changed.' })
   updatedAt!: Date;
 
   /** Read with the ticket's token rather than a key: TOKEN_HIDDEN_FIELDS answer FORBIDDEN. */
@@ -112,25 +135,25 @@ export class TicketFeedbackType {
   @Field(() => String, { nullable: true, description: 'At most 500 characters.' })
   comment!: string | null;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When the rating was given.' })
   createdAt!: Date;
 }
 
 @ObjectType('PublicTicket', { description: 'What the customer page of a ticket shows: no phone, no note.' })
 export class PublicTicketType {
-  @Field(() => String)
+  @Field(() => String, { description: 'Number shown to the customer.' })
   number!: string;
 
-  @Field(() => TicketStatusValue)
+  @Field(() => TicketStatusValue, { description: 'Where the order is.' })
   status!: TicketStatusValue;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Display text of the status, in the language asked for.' })
   statusText!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The venue’s name.' })
   venueName!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The branch’s name.' })
   branchName!: string;
 
   @Field(() => String, { description: 'The venue’s language, ar or en: the page’s default.' })
@@ -139,7 +162,7 @@ export class PublicTicketType {
   @Field(() => String, { description: 'The venue’s IANA time zone, for showing times.' })
   timezone!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Alerts so far: the ready alert and each ring.' })
   ringCount!: number;
 
   @Field(() => Boolean, { description: 'The customer allowed alerts on the page.' })
@@ -163,19 +186,19 @@ export class PublicTicketType {
   @Field(() => Date, { nullable: true, description: 'When the customer first opened the page.' })
   linkedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it became ready; null until then.' })
   readyAt!: Date | null;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it was collected; null unless collected.' })
   collectedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, { nullable: true, description: 'When it was cancelled; null unless cancelled.' })
   cancelledAt!: Date | null;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When it was created.' })
   createdAt!: Date;
 
-  @Field(() => Date)
+  @Field(() => Date, { description: 'When it last changed.' })
   updatedAt!: Date;
 }
 
@@ -217,25 +240,27 @@ export function toPublicTicket(
 
 @ObjectType('TicketPage', { description: 'One page of a branch’s tickets, newest first.' })
 export class TicketPageType {
-  @Field(() => [TicketType])
+  @Field(() => [TicketType], { description: 'The tickets of this page; empty past the last page.' })
   items!: TicketType[];
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'How many tickets match, over all pages.' })
   total!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'This page’s number, from 1.' })
   page!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Tickets a page, as asked.' })
   perPage!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The last page’s number; 1 when nothing matches.' })
   lastPage!: number;
 }
 
-@ObjectType('CreateTicketPayload')
+@ObjectType('CreateTicketPayload', {
+  description: 'What createTicket answers: the ticket, and whether an earlier request made it.',
+})
 export class CreateTicketPayload {
-  @Field(() => TicketType)
+  @Field(() => TicketType, { description: 'The new ticket; on a replay, the one the first request created.' })
   ticket!: TicketType;
 
   @Field(() => Boolean, {
@@ -267,7 +292,9 @@ export class CreateTicketInput {
   note?: string | null;
 }
 
-@InputType('TicketFilter')
+@InputType('TicketFilter', {
+  description: 'What narrows the list; a field left out or empty narrows nothing.',
+})
 export class TicketFilterInput {
   @Field(() => String, {
     nullable: true,
@@ -275,10 +302,13 @@ export class TicketFilterInput {
   })
   search?: string | null;
 
-  @Field(() => TicketStatusValue, { nullable: true })
+  @Field(() => TicketStatusValue, { nullable: true, description: 'Only tickets in this status.' })
   status?: TicketStatusValue | null;
 
-  @Field(() => String, { nullable: true })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Only tickets with exactly this order id; at most 100 characters.',
+  })
   externalId?: string | null;
 
   @Field(() => Date, { nullable: true, description: 'Created at or after.' })

@@ -103,7 +103,12 @@ type Subscription {
   The ticket after every change (status, ring, link). Needs no key: the ticket's token is the
   credential, and it does not reveal externalId, customerName or note.
   """
-  ticketUpdated(token: String!): Ticket!
+  ticketUpdated(
+    """
+    The ticket's 32-character token, from publicUrl; an unknown one answers NOT_FOUND.
+    """
+    token: String!
+  ): Ticket!
 
   """
   Every change of every ticket of the branch of the key given as {"authorization": "Bearer …"} in

@@ -162,17 +162,26 @@ export class VenueManagementResolver {
   @Mutation(() => VenueType, {
     description: 'Creates a venue owned by the signed-in user, on the starter plan.',
   })
-  async createVenue(@Arg('input', () => CreateVenueInput) input: CreateVenueInput): Promise<VenueType> {
+  async createVenue(
+    @Arg('input', () => CreateVenueInput, { description: 'The venue’s name, language and time zone.' })
+    input: CreateVenueInput,
+  ): Promise<VenueType> {
     return toVenueType(await this.management.createVenue(input));
   }
 
   @Mutation(() => BranchType, { description: 'Adds a branch to a venue. Owners and managers.' })
-  async createBranch(@Arg('input', () => CreateBranchInput) input: CreateBranchInput): Promise<BranchType> {
+  async createBranch(
+    @Arg('input', () => CreateBranchInput, { description: 'The venue and the new branch’s name.' })
+    input: CreateBranchInput,
+  ): Promise<BranchType> {
     return toBranchType(await this.management.createBranch(input));
   }
 
   @Mutation(() => BranchType, { description: 'Renames a branch. Owners and managers.' })
-  async renameBranch(@Arg('input', () => RenameBranchInput) input: RenameBranchInput): Promise<BranchType> {
+  async renameBranch(
+    @Arg('input', () => RenameBranchInput, { description: 'The branch and its new name.' })
+    input: RenameBranchInput,
+  ): Promise<BranchType> {
     const branch = await this.management.renameBranch(input);
     return { id: String(branch.id), name: branch.name, venueId: branch.venueId };
   }
@@ -181,7 +190,8 @@ export class VenueManagementResolver {
     description: 'Issues an API key for a branch; its secret is shown this once. Owners and managers.',
   })
   async issueApiKey(
-    @Arg('input', () => IssueApiKeyInput) input: IssueApiKeyInput,
+    @Arg('input', () => IssueApiKeyInput, { description: 'The branch, the key’s name and its scopes.' })
+    input: IssueApiKeyInput,
   ): Promise<IssuedVenueApiKeyType> {
     const { issued, venueId } = await this.management.issueApiKey(input);
     return { secret: issued.key, apiKey: await this.keyOf(venueId, issued.id) };
@@ -200,14 +210,20 @@ export class VenueManagementResolver {
   @Mutation(() => VenueType, {
     description: 'Turns the venue’s one SMS on ready on or off. Owners and managers.',
   })
-  async setVenueSms(@Arg('input', () => SetVenueSmsInput) input: SetVenueSmsInput): Promise<VenueType> {
+  async setVenueSms(
+    @Arg('input', () => SetVenueSmsInput, { description: 'The venue, and SMS on or off.' })
+    input: SetVenueSmsInput,
+  ): Promise<VenueType> {
     return toVenueType(await this.management.setSms(input));
   }
 
   @Mutation(() => Boolean, {
     description: 'Mails an invitation to join the venue (a single-use link, seven days). Owners only.',
   })
-  inviteMember(@Arg('input', () => InviteMemberInput) input: InviteMemberInput): Promise<boolean> {
+  inviteMember(
+    @Arg('input', () => InviteMemberInput, { description: 'The venue, the address to invite and the role.' })
+    input: InviteMemberInput,
+  ): Promise<boolean> {
     return this.management.inviteMember(input);
   }
 
@@ -224,7 +240,8 @@ export class VenueManagementResolver {
     description: 'Changes a member’s role; a venue keeps an owner. Owners only.',
   })
   async changeMemberRole(
-    @Arg('input', () => ChangeMemberRoleInput) input: ChangeMemberRoleInput,
+    @Arg('input', () => ChangeMemberRoleInput, { description: 'The venue, the member and the new role.' })
+    input: ChangeMemberRoleInput,
   ): Promise<VenueMemberType> {
     const member = await this.management.changeMemberRole(input);
     return {
@@ -237,7 +254,10 @@ export class VenueManagementResolver {
   @Mutation(() => Boolean, {
     description: 'Takes a member off the venue (owners), or leaves it (anyone); a venue keeps an owner.',
   })
-  removeMember(@Arg('input', () => RemoveMemberInput) input: RemoveMemberInput): Promise<boolean> {
+  removeMember(
+    @Arg('input', () => RemoveMemberInput, { description: 'The venue and the member.' })
+    input: RemoveMemberInput,
+  ): Promise<boolean> {
     return this.management.removeMember(input);
   }
 

@@ -5,10 +5,10 @@ import type { Venue } from './venue.entity';
 @Directive('@key(fields: "id")')
 @ObjectType('Venue', { description: 'A business using ticket calling.' })
 export class VenueType {
-  @Field(() => ID)
+  @Field(() => ID, { description: 'The venue’s id.' })
   id!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The venue’s name, 1 to 120 characters; the customer page shows it.' })
   name!: string;
 
   @Field(() => String, { description: 'ar or en: the language of the customer page and texts.' })
@@ -23,10 +23,12 @@ export class VenueType {
 
 @ObjectType('Branch', { description: 'A counter of a venue, with its own ticket numbers and API keys.' })
 export class BranchType {
-  @Field(() => ID)
+  @Field(() => ID, {
+    description: 'The branch’s id; a signed-in member sends it in X-Branch-Id to work its tickets.',
+  })
   id!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'The branch’s name, 1 to 120 characters.' })
   name!: string;
 
   venueId!: number;
