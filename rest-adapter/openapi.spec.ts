@@ -19,6 +19,7 @@ import { PLAN_ROUTES } from './plans/plans.routes';
 import { openApiPath, type RestRoute } from './route-table';
 import { ticketsOpenApi } from './tickets/tickets.openapi';
 import { TICKET_ROUTES } from './tickets/tickets.routes';
+import { EXPORT_LINK_SECONDS } from '../contracts/cv/export-link';
 
 interface Operation {
   summary: string;
@@ -135,6 +136,7 @@ describe('the OpenAPI documents word their figures from the limits the adapter s
         TICKET_LIMITS.perPage,
         DEFAULT_PER_PAGE,
         EXPORTS_PER_MINUTE,
+        EXPORT_LINK_SECONDS,
         PHOTO_MAX_SIDE,
         PHOTO_MAX_BYTES,
         bytesInWords(PHOTO_MAX_BYTES).split(' ')[0],

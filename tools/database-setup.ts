@@ -1,3 +1,4 @@
+import { hashApiKey } from '../common/api-keys';
 import type { Config } from '../common/config';
 import { migrateSchema, openSchema, type EntityManager } from '../common/database';
 import { ensureDatabase } from '../common/postgres';
@@ -98,6 +99,12 @@ export async function seedDemoData(config: Config, logger?: Logger): Promise<Dem
     const owner = await seedDemoOwner(identity.em.fork());
     await new MembershipRepository(tickets.em.fork()).add(venueId, owner, 'OWNER');
     demo.cvId = await seedDemoCv(cv.em.fork(), billing.em.fork(), demo);
+    // The demo owner signs in to the demo CV account too (its key keeps working).
+    await cv.em.fork().execute(
+      `update cv.accounts set user_id = ?
+          where user_id is null and id = (select account_id from cv.account_api_keys where key_hash = ?)`,
+      [owner, hashApiKey(DEMO_CV_KEY)],
+    );
     return demo;
   } finally {
     await tickets.close(true);

@@ -196,7 +196,7 @@ describe('the whole stack, as `npm start` runs it', () => {
     ]);
   });
 
-  it('prints a demo sign-in whose owner runs the demo venue', async () => {
+  it('prints a demo sign-in whose owner runs the demo venue and the demo CV account', async () => {
     const [, email, password] = /Demo sign-in: (\S+) \/ (\S+)/.exec(stack.output()) ?? [];
     expect([email, password].every((value) => value !== undefined)).toBe(true);
     const graph = async (query: string, variables: Record<string, unknown>, token?: string) => {
@@ -218,6 +218,8 @@ describe('the whole stack, as `npm start` runs it', () => {
     expect(venues.data).toEqual({
       myVenues: [{ name: 'Demo Kitchen', viewerRole: 'OWNER', plan: { key: 'growth' } }],
     });
+    const account = await graph('{ viewer { cvAccount { name plan { key } } } }', {}, token);
+    expect(account.data).toEqual({ viewer: { cvAccount: { name: 'Demo CV account', plan: { key: 'pro' } } } });
   });
 
   it('has every process alive and ready on its own port', async () => {
