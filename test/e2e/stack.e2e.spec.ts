@@ -219,7 +219,9 @@ describe('the whole stack, as `npm start` runs it', () => {
       myVenues: [{ name: 'Demo Kitchen', viewerRole: 'OWNER', plan: { key: 'growth' } }],
     });
     const account = await graph('{ viewer { cvAccount { name plan { key } } } }', {}, token);
-    expect(account.data).toEqual({ viewer: { cvAccount: { name: 'Demo CV account', plan: { key: 'pro' } } } });
+    expect(account.data).toEqual({
+      viewer: { cvAccount: { name: 'Demo CV account', plan: { key: 'pro' } } },
+    });
   });
 
   it('has every process alive and ready on its own port', async () => {
