@@ -5,9 +5,19 @@ import type { EntityManager } from './database';
 const SHOWN_PREFIX_LENGTH = 11;
 const TOUCH_INTERVAL_MS = 60_000;
 
-/** Only this is stored: a key is shown once and never kept. */
-export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+/**
+ * Only this is stored of a secret shown once: an API key, a session token, a mailed link's token.
+ * They are long random strings, so a fast hash is enough; a password is not one of them.
+ */
+export function hashSecret(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+export const hashApiKey = hashSecret;
+
+/** A new random secret of 32 bytes; `tag` (`ses_`, `inv_`, …) makes a leaked one recognisable. */
+export function newSecret(tag: string): string {
+  return `${tag}${randomBytes(32).toString('base64url')}`;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { hashSecret, newSecret } from '../../common/api-keys';
 import {
   RateLimiterMemory,
   RateLimiterRedis,
@@ -31,15 +32,6 @@ export const ONE_TIME_MINUTES = 60;
 /** Failed sign-ins allowed per email and per client address in SIGN_IN_WINDOW_SECONDS. */
 export const SIGN_IN_FAILURES = 10;
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;
-
-/** Only this is stored of a token; the token itself is shown once. */
-export function tokenHash(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
-
-function newToken(prefix: string): string {
-  return `${prefix}${randomBytes(32).toString('base64url')}`;
-}
 
 const signUpInput = z.object({
   email: z
@@ -228,7 +220,7 @@ export class IdentityService {
   }
 
   async verifyEmail(token: string): Promise<UserRow> {
-    const userId = await this.users.consumeOneTimeToken('verify', tokenHash(token));
+    const userId = await this.users.consumeOneTimeToken('verify', hashSecret(token));
     if (userId === null) throw new ValidationError({ token: [say('identity.token_invalid')] });
     await this.users.markVerified(userId);
     return (await this.users.userById(userId))!;
@@ -250,7 +242,7 @@ export class IdentityService {
     if (Object.keys(problems).length > 0) throw new ValidationError(problems);
     const passwordHash = await hashPassword(input.password);
     await this.users.transaction(async (users) => {
-      const userId = await users.consumeOneTimeToken('reset', tokenHash(input.token));
+      const userId = await users.consumeOneTimeToken('reset', hashSecret(input.token));
       if (userId === null) throw new ValidationError({ token: [say('identity.token_invalid')] });
       await users.setPassword(userId, passwordHash);
       await users.revokeSessionsOf(userId, null);
@@ -279,7 +271,7 @@ export class IdentityService {
   /** The live session of a token, for the gateway; null for anything else. */
   async sessionPrincipal(token: string): Promise<SessionPrincipal | null> {
     if (!token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 200) return null;
-    const session = await this.users.liveSession(tokenHash(token), SESSION_IDLE_DAYS);
+    const session = await this.users.liveSession(hashSecret(token), SESSION_IDLE_DAYS);
     return session === null ? null : { userId: session.userId, sessionId: session.id };
   }
 
@@ -294,10 +286,10 @@ export class IdentityService {
   }
 
   private async openSession(userId: number, device: string): Promise<string> {
-    const token = newToken(SESSION_TOKEN_PREFIX);
+    const token = newSecret(SESSION_TOKEN_PREFIX);
     await this.users.createSession({
       userId,
-      tokenHash: tokenHash(token),
+      tokenHash: hashSecret(token),
       device,
       absoluteDays: SESSION_ABSOLUTE_DAYS,
     });
@@ -311,9 +303,9 @@ export class IdentityService {
   }
 
   private async sendLink(user: UserRow, kind: 'verify' | 'reset'): Promise<void> {
-    const token = newToken(kind === 'verify' ? 'evt_' : 'pwr_');
+    const token = newSecret(kind === 'verify' ? 'evt_' : 'pwr_');
     if (kind === 'reset') await this.users.retireOneTimeTokens(user.id, 'reset');
-    await this.users.createOneTimeToken(user.id, kind, tokenHash(token), ONE_TIME_MINUTES);
+    await this.users.createOneTimeToken(user.id, kind, hashSecret(token), ONE_TIME_MINUTES);
     const page = kind === 'verify' ? 'verify-email' : 'reset-password';
     // In the fragment, so no server between the mail and the panel logs the token.
     const url = `${this.context.appBaseUrl}/account/${page}#token=${token}`;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hashSecret, newSecret } from '../../common/api-keys';
 import type { EntityManager } from '../../common/database';
 import {
   ForbiddenError,
@@ -43,10 +43,6 @@ const RANK: Record<VenueRole, number> = { OWNER: 0, MANAGER: 1, STAFF: 2 };
 
 /** An address with one @ and a dot in its domain: the mail server decides the rest. */
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-function sha256(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
 
 /** A new venue starts on the cheapest ticket plan; its owner changes it. */
 export const FIRST_PLAN = 'starter';
@@ -317,12 +313,12 @@ export class VenueManagement {
     }
     const venue = await this.venues.get(venueId);
     const inviter = await this.outside.people.person(this.user(), this.requestId);
-    const token = `inv_${randomBytes(32).toString('base64url')}`;
+    const token = newSecret('inv_');
     await new InvitationRepository(this.em).create({
       venueId,
       email,
       role: input.role,
-      tokenHash: sha256(token),
+      tokenHash: hashSecret(token),
       invitedBy: this.user(),
       days: INVITATION_DAYS,
     });
@@ -349,7 +345,7 @@ export class VenueManagement {
     if (person === null) throw new UnauthenticatedError(say('identity.sign_in_required'));
     const venueId = await this.em.transactional(async (em) => {
       const invitations = new InvitationRepository(em);
-      const invitation = await invitations.redeem(sha256(token), userId);
+      const invitation = await invitations.redeem(hashSecret(token), userId);
       if (invitation === null) throw new ValidationError({ token: [say('identity.token_invalid')] });
       if (invitation.email.toLowerCase() !== person.email.toLowerCase()) {
         throw new ValidationError({ token: [say('venue.invitation_other_email')] });
