@@ -303,7 +303,12 @@ export const MESSAGES = {
     ar: 'ليس لديك حساب للسير الذاتية بعد. أنشئ واحداً بـ createCvAccount.',
   },
   'cv.account_exists': { en: 'You already have a CV account.', ar: 'لديك حساب للسير الذاتية بالفعل.' },
+  'cv.account_not_found': { en: 'Account not found.', ar: 'الحساب غير موجود.' },
   'cv.account_key_not_found': { en: 'API key not found.', ar: 'مفتاح API غير موجود.' },
+  'cv.audit_needs_owner': {
+    en: 'Only the account’s owner, signed in, reads its audit log.',
+    ar: 'لا يقرأ سجل تغييرات الحساب إلا مالكه بعد تسجيل الدخول.',
+  },
   'cv.keys_need_owner': {
     en: 'Only the account’s owner, signed in, manages its API keys.',
     ar: 'لا يدير مفاتيح API للحساب إلا مالكه بعد تسجيل الدخول.',
@@ -437,6 +442,7 @@ export const MESSAGES = {
     en: 'The current password is incorrect.',
     ar: 'كلمة المرور الحالية غير صحيحة.',
   },
+  'identity.user_not_found': { en: 'User not found.', ar: 'المستخدم غير موجود.' },
   'identity.session_not_found': { en: 'Session not found.', ar: 'الجلسة غير موجودة.' },
   'identity.too_many_sign_ins': {
     en: 'Too many failed sign-ins. Retry in {wait} seconds.',

@@ -1,6 +1,7 @@
 import type { CommandSpec } from '../common/cli';
 import { planCommands } from './commands/plan.commands';
 import { cvCommands } from './commands/cv.commands';
+import { identityCommands } from './commands/identity.commands';
 import { webhookCommands } from './commands/webhook.commands';
 import { ticketsCommands } from './commands/tickets.commands';
 
@@ -10,4 +11,5 @@ export const ADMIN_COMMANDS: readonly CommandSpec[] = [
   ...ticketsCommands,
   ...webhookCommands,
   ...cvCommands,
+  ...identityCommands,
 ];

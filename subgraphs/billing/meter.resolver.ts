@@ -1,11 +1,12 @@
 import { Arg, Directive, Field, ID, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
 import { NotFoundError } from '../../common/errors';
+import { say } from '../../common/messages';
 import { parseRecordId } from '../../common/input.rules';
 import { SubscriptionService, type DownloadMeter } from './subscription.service';
 
 function accountIdOf(accountId: string): number {
   const id = parseRecordId(accountId);
-  if (id === null) throw new NotFoundError('Account not found.');
+  if (id === null) throw new NotFoundError(say('cv.account_not_found'));
   return id;
 }
 

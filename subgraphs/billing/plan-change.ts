@@ -12,6 +12,10 @@ const VENUE_ROLE = `query VenueRole($venueId: ID!, $userId: ID!) { venueRole(ven
 
 const ACCOUNT_OWNER = `query AccountOwner($accountId: ID!) { accountOwner(accountId: $accountId) }`;
 
+const RECORD_ACCOUNT_PLAN_CHANGE = `mutation RecordAccountPlanChange($accountId: ID!, $userId: ID!, $plan: String!, $clientAddress: String) {
+  recordAccountPlanChange(accountId: $accountId, userId: $userId, plan: $plan, clientAddress: $clientAddress)
+}`;
+
 const RECORD_PLAN_CHANGE = `mutation RecordPlanChange($venueId: ID!, $userId: ID!, $plan: String!, $clientAddress: String) {
   recordPlanChange(venueId: $venueId, userId: $userId, plan: $plan, clientAddress: $clientAddress)
 }`;
@@ -66,17 +70,28 @@ export class PlanChanges {
   async changeAccountPlan(accountId: string, planKey: string): Promise<Plan> {
     if (this.userId === null) throw new UnauthenticatedError(say('identity.sign_in_required'));
     const id = parseRecordId(accountId);
-    if (id === null) throw new NotFoundError('Account not found.');
+    if (id === null) throw new NotFoundError(say('cv.account_not_found'));
     const { accountOwner } = await this.cv.call<{ accountOwner: string | null }>(
       'asking an account’s owner',
       ACCOUNT_OWNER,
       { accountId: String(id) },
       { requestId: this.requestId },
     );
-    if (accountOwner !== String(this.userId)) throw new NotFoundError('Account not found.');
+    if (accountOwner !== String(this.userId)) throw new NotFoundError(say('cv.account_not_found'));
     const plan = await this.subscriptions.planFor('account', planKey);
     await this.subscriptions.subscribe('account', id, plan.key, this.userId);
     await this.redis.del(accountPlanCacheKey(this.redisPrefix, id));
+    await this.cv.call(
+      'keeping the plan change in the account’s audit log',
+      RECORD_ACCOUNT_PLAN_CHANGE,
+      {
+        accountId: String(id),
+        userId: String(this.userId),
+        plan: plan.key,
+        clientAddress: this.clientAddress,
+      },
+      { requestId: this.requestId },
+    );
     return plan;
   }
 }

@@ -1,10 +1,20 @@
-import { Arg, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ForbiddenError } from '../../common/errors';
+import { Arg, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  AUDIT_PAGE_DEFAULT,
+  AUDIT_PAGE_MAX,
+  auditCursor,
+  auditPageOf,
+  auditPageSize,
+} from '../../common/audit.graphql';
+import { ForbiddenError, NotFoundError } from '../../common/errors';
+import { parseRecordId } from '../../common/input.rules';
+import { say } from '../../common/messages';
 import type { AccountOpeningService } from './account-opening.service';
 import type { AccountService } from './account.service';
 import {
   AccountApiKeyType,
   AccountType,
+  AuditLogPageType,
   CreateAccountApiKeyInput,
   CreateCvAccountInput,
   IssuedAccountApiKeyType,
@@ -96,5 +106,42 @@ export class AccountResolver {
   ): Promise<AccountApiKeyType> {
     const principal = await this.access.require();
     return toAccountApiKeyType(await this.accounts.revokeKeyOfOwner(principal, id));
+  }
+
+  @FieldResolver(() => AuditLogPageType, {
+    description:
+      'Every management change of the account (created, keys issued and revoked, plan changed), newest first: for its signed-in owner only.',
+  })
+  async auditLog(
+    @Root() account: AccountType,
+    @Arg('first', () => Int, { defaultValue: AUDIT_PAGE_DEFAULT, description: `At most ${AUDIT_PAGE_MAX}.` })
+    first: number,
+    @Arg('after', () => String, { nullable: true, description: 'The endCursor of the page before.' })
+    after: string | null | undefined,
+  ): Promise<AuditLogPageType> {
+    const principal = await this.access.require();
+    if (String(principal.accountId) !== account.id)
+      throw new ForbiddenError('An API key reads only its own account.');
+    const size = auditPageSize(first);
+    const events = await this.accounts.auditLog(principal, size, auditCursor(after));
+    return auditPageOf(events, size, (id) => ({ id: String(id) }));
+  }
+
+  @Directive('@inaccessible')
+  @Mutation(() => Boolean, {
+    description: 'Keeps a plan change billing made in the account’s audit log; hidden from the public graph.',
+  })
+  async recordAccountPlanChange(
+    @Arg('accountId', () => ID, { description: 'The account.' }) accountId: string,
+    @Arg('userId', () => ID, { description: 'The owner who changed it.' }) userId: string,
+    @Arg('plan', () => String, { description: 'The new plan.' }) plan: string,
+    @Arg('clientAddress', () => String, { nullable: true, description: 'Where the change came from.' })
+    clientAddress: string | null,
+  ): Promise<boolean> {
+    const account = parseRecordId(accountId);
+    const user = parseRecordId(userId);
+    if (account === null || user === null) throw new NotFoundError(say('cv.account_not_found'));
+    await this.accounts.recordPlanChange(account, { type: 'user', id: user }, plan, clientAddress);
+    return true;
   }
 }

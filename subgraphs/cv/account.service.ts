@@ -1,4 +1,11 @@
 import { z } from 'zod';
+import {
+  OPERATOR,
+  type Actor,
+  type AuditDetails,
+  type AuditEvent,
+  type AuditLog,
+} from '../../common/audit-log';
 import { hashApiKey, newApiKey } from '../../common/api-keys';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
@@ -53,8 +60,52 @@ export class AccountService {
   /** `language` is the one of the answers to a signed-in person (commands and seeds: English). */
   constructor(
     private readonly accounts: AccountRepository,
+    private readonly audit: AuditLog,
     private readonly language: TextLanguage = 'en',
+    /** The caller's address as the gateway saw it; null for the operator's commands. */
+    private readonly clientAddress: string | null = null,
   ) {}
+
+  /** Keeps a change in the account's audit log. */
+  private record(
+    accountId: number,
+    actor: Actor,
+    action: string,
+    target: string,
+    details: AuditDetails = {},
+  ) {
+    return this.audit.record({
+      subjectId: accountId,
+      actor,
+      action,
+      target,
+      details,
+      clientAddress: actor.type === 'operator' ? null : this.clientAddress,
+    });
+  }
+
+  /** The account's audit log, newest first, by pages: for its signed-in owner only. */
+  auditLog(principal: AccountPrincipal, first: number, before: number | null): Promise<AuditEvent[]> {
+    return this.audit.page(this.owner(principal, 'cv.audit_needs_owner').accountId, first, before);
+  }
+
+  /** A plan change billing made for the account's owner, kept in the account's log. */
+  async recordPlanChange(
+    accountId: number,
+    actor: Actor,
+    plan: string,
+    clientAddress: string | null,
+  ): Promise<void> {
+    await this.getAccount(accountId);
+    await this.audit.record({
+      subjectId: accountId,
+      actor,
+      action: 'plan.changed',
+      target: `account:${accountId}`,
+      details: { plan },
+      clientAddress,
+    });
+  }
 
   async createCompany(companyName: string): Promise<Company> {
     return this.accounts.createCompany(parse(z.object({ name }), { name: companyName }));
@@ -71,7 +122,11 @@ export class AccountService {
     if (input.companyId !== null) await this.getCompany(input.companyId);
     if (await this.accounts.emailTaken(checked.email))
       throw new ValidationError({ email: [say('field.taken', { field: 'email' })] });
-    return this.accounts.createAccount({ ...checked, companyId: input.companyId });
+    const account = await this.accounts.createAccount({ ...checked, companyId: input.companyId });
+    await this.record(account.id, OPERATOR, 'account.created', `account:${account.id}`, {
+      name: account.name,
+    });
+    return account;
   }
 
   async getAccount(id: number): Promise<Account> {
@@ -83,30 +138,38 @@ export class AccountService {
   /** A new key for the account; the key itself is in the answer once and never stored. */
   async issueKey(accountId: number, keyName: string, presetKey?: string): Promise<IssuedAccountKey> {
     await this.getAccount(accountId);
-    const { key, apiKey } = await this.newKey(accountId, keyName, presetKey);
+    const { key, apiKey } = await this.newKey(accountId, keyName, OPERATOR, presetKey);
     return { id: apiKey.id, key, prefix: apiKey.prefix, account_id: accountId, name: apiKey.name };
   }
 
   private async newKey(
     accountId: number,
     keyName: string,
+    actor: Actor,
     presetKey?: string,
   ): Promise<{ key: string; apiKey: AccountApiKey }> {
     const checked = parse(z.object({ name }), { name: keyName });
     const { key, prefix, hash } = newApiKey(KEY_PREFIX, presetKey);
     const apiKey = await this.accounts.createKey({ accountId, name: checked.name, prefix, keyHash: hash });
+    await this.record(accountId, actor, 'api_key.issued', `api_key:${apiKey.id}`, {
+      name: apiKey.name,
+      prefix: apiKey.prefix,
+    });
     return { key, apiKey };
   }
 
   async revokeKey(id: number): Promise<AccountApiKey> {
     const apiKey = await this.accounts.findKey(id);
     if (apiKey === null) throw new NotFoundError(`Account key ${id} not found.`);
-    return this.revoke(apiKey);
+    return this.revoke(apiKey, OPERATOR);
   }
 
-  private async revoke(apiKey: AccountApiKey): Promise<AccountApiKey> {
-    apiKey.revokedAt ??= new Date();
+  /** Revoking twice keeps the first time, and the log keeps the one revocation. */
+  private async revoke(apiKey: AccountApiKey, actor: Actor): Promise<AccountApiKey> {
+    if (apiKey.revokedAt !== null && apiKey.revokedAt !== undefined) return apiKey;
+    apiKey.revokedAt = new Date();
     await this.accounts.saveKey(apiKey);
+    await this.record(apiKey.accountId, actor, 'api_key.revoked', `api_key:${apiKey.id}`);
     return apiKey;
   }
 
@@ -158,6 +221,15 @@ export class AccountService {
     const checked = parse(ACCOUNT_INPUT, { name: input.name, email: input.email });
     const account = await this.accounts.createAccountOfUser({ ...checked, userId: input.userId });
     if (account === null) throw new ConflictError(text('cv.account_exists', this.language));
+    await this.record(
+      account.id,
+      { type: 'user', id: input.userId },
+      'account.created',
+      `account:${account.id}`,
+      {
+        name: account.name,
+      },
+    );
     return account;
   }
 
@@ -182,26 +254,30 @@ export class AccountService {
     principal: AccountPrincipal,
     keyName: string,
   ): Promise<{ key: string; apiKey: AccountApiKey }> {
-    return this.newKey(this.owner(principal), keyName);
+    const { accountId, actor } = this.owner(principal);
+    return this.newKey(accountId, keyName, actor);
   }
 
   /** Revokes a key of the signed-in owner's account; any other id is NOT_FOUND. */
   async revokeKeyOfOwner(principal: AccountPrincipal, id: string): Promise<AccountApiKey> {
-    const accountId = this.owner(principal);
+    const { accountId, actor } = this.owner(principal);
     const keyId = parseRecordId(id);
     const apiKey = keyId === null ? null : await this.accounts.findKey(keyId);
     if (apiKey === null || apiKey.accountId !== accountId)
       throw new NotFoundError(text('cv.account_key_not_found', this.language));
-    return this.revoke(apiKey);
+    return this.revoke(apiKey, actor);
   }
 
   /**
    * Keys are managed by the account's owner, signed in: a key that could issue keys would outlive
    * its own revocation through the keys it made.
    */
-  private owner(principal: AccountPrincipal): number {
-    if (principal.userId === null) throw new ForbiddenError(text('cv.keys_need_owner', this.language));
-    return principal.accountId;
+  private owner(
+    principal: AccountPrincipal,
+    refusal: 'cv.keys_need_owner' | 'cv.audit_needs_owner' = 'cv.keys_need_owner',
+  ): { accountId: number; actor: Actor } {
+    if (principal.userId === null) throw new ForbiddenError(text(refusal, this.language));
+    return { accountId: principal.accountId, actor: { type: 'user', id: principal.userId } };
   }
 
   /** Notes that the key was used; written at most once a minute per key. */

@@ -1,4 +1,5 @@
 import { Directive, Field, ID, InputType, ObjectType } from 'type-graphql';
+import { auditGraphTypes } from '../../common/audit.graphql';
 import type { Account, AccountApiKey } from './account.entity';
 import type { RequestKey } from './account.service';
 
@@ -99,3 +100,7 @@ export class CvUserType {
   @Field(() => ID, { description: 'The user’s id.' })
   id!: string;
 }
+
+/** An account's audit log as the graph pages it; the shape is every log's (common/audit.graphql.ts). */
+export const { AuditLogPageType } = auditGraphTypes(CvUserType);
+export type AuditLogPageType = InstanceType<typeof AuditLogPageType>;

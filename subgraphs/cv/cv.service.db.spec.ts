@@ -13,6 +13,8 @@ import { CvRepository } from './cv.repository';
 import { CvService } from './cv.service';
 import { cvSubgraph } from './cv.subgraph';
 import { TemplateRepository } from './template.repository';
+import { AuditLog } from '../../common/audit-log';
+import { ACCOUNT_AUDIT } from './account-audit';
 
 describe('CvService on real Postgres', () => {
   const db = useSchemaDatabase(cvSubgraph.schemaModule);
@@ -48,7 +50,11 @@ describe('CvService on real Postgres', () => {
   let accountNumber = 0;
   async function newAccount(): Promise<AccountPrincipal> {
     accountNumber += 1;
-    const account = await new AccountService(new AccountRepository(db.orm.em.fork())).createAccount({
+    const em = db.orm.em.fork();
+    const account = await new AccountService(
+      new AccountRepository(em),
+      new AuditLog(em, ACCOUNT_AUDIT),
+    ).createAccount({
       name: `Account ${accountNumber}`,
       email: `cv-service-${accountNumber}@example.com`,
       companyId: null,

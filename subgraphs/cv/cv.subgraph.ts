@@ -6,7 +6,9 @@ import { languageOf, type TextLanguage } from '../../common/language';
 import { parseRecordId } from '../../common/input.rules';
 import { RateBudgets } from '../../common/rate-budget';
 import { SubgraphClient } from '../../common/subgraph-call';
-import { SESSION_USER_HEADER } from '../../contracts/identity/session';
+import { AuditLog } from '../../common/audit-log';
+import { CLIENT_ADDRESS_HEADER, SESSION_USER_HEADER } from '../../contracts/identity/session';
+import { ACCOUNT_AUDIT } from './account-audit';
 import { Account, AccountApiKey, Company } from './account.entity';
 import { accountPlanClient } from './account-plan.client';
 import { AccountOpeningService } from './account-opening.service';
@@ -47,14 +49,29 @@ export interface CvServices {
 /**
  * Each cv service on its repositories, over one EntityManager: a request's, a command's or a seed's.
  * `language` is the one of CvService's messages; commands and seeds answer in English.
+ * `clientAddress` is the request's, for the audit log; commands have none.
  */
-export function cvServices(em: EntityManager, language: TextLanguage = 'en'): CvServices {
+export function cvServices(
+  em: EntityManager,
+  language: TextLanguage = 'en',
+  clientAddress: string | null = null,
+): CvServices {
   const templateRepository = new TemplateRepository(em);
   return {
-    accounts: new AccountService(new AccountRepository(em), language),
+    accounts: new AccountService(
+      new AccountRepository(em),
+      new AuditLog(em, ACCOUNT_AUDIT),
+      language,
+      clientAddress,
+    ),
     templates: new TemplateService(templateRepository),
     cvs: new CvService(new CvRepository(em), templateRepository, language),
   };
+}
+
+/** The caller's address: only the gateway sets the header, and only the gateway reaches a subgraph. */
+function clientAddressOf(scope: RequestScope): string | null {
+  return scope.headers[CLIENT_ADDRESS_HEADER] ?? null;
 }
 
 function accessOf(scope: RequestScope, accounts: AccountService): CvAccess {
@@ -99,7 +116,7 @@ export const cvSubgraph: SubgraphDefinition = {
     Account: {
       __resolveReference: (reference: { id: string }, { scope }) => {
         const language = languageOf(scope.headers['accept-language']);
-        const services = cvServices(scope.em, language);
+        const services = cvServices(scope.em, language, clientAddressOf(scope));
         const access = accessOf(scope, services.accounts);
         return accountResolverOf(scope, language, services, access).reference(String(reference.id));
       },
@@ -120,7 +137,7 @@ export const cvSubgraph: SubgraphDefinition = {
   },
   createResolvers: (scope) => {
     const language = languageOf(scope.headers['accept-language']);
-    const services = cvServices(scope.em, language);
+    const services = cvServices(scope.em, language, clientAddressOf(scope));
     const { accounts, templates, cvs } = services;
     const access = accessOf(scope, accounts);
     const plans = accountPlanClient(scope.config, scope.redis);

@@ -1,5 +1,9 @@
 import type { EntityManager } from '../../common/database';
 import type { TextLanguage } from '../../common/language';
+import { AuditLog, type AuditTable } from '../../common/audit-log';
+
+/** A person's sign-in changes: `identity.audit_events`, one log per user. */
+const USER_AUDIT: AuditTable = { table: 'identity.audit_events', subject: 'user_id' };
 
 export interface UserRow {
   id: number;
@@ -216,6 +220,11 @@ export class IdentityRepository {
       `update identity.one_time_tokens set used_at = now() where user_id = ? and kind = ? and used_at is null`,
       [userId, kind],
     );
+  }
+
+  /** The person's own log: sessions ended, password changed or reset, email verified. */
+  get audit(): AuditLog {
+    return new AuditLog(this.em, USER_AUDIT);
   }
 
   transaction<T>(work: (repository: IdentityRepository) => Promise<T>): Promise<T> {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { OPERATOR, type Actor, type AuditDetails, type AuditEvent } from '../../common/audit-log';
 import { hashSecret, newSecret } from '../../common/api-keys';
 import {
   RateLimiterMemory,
@@ -209,20 +210,56 @@ export class IdentityService {
   }
 
   async signOutEverywhere(): Promise<number> {
-    return this.users.revokeSessionsOf(this.require().userId, null);
+    const userId = this.require().userId;
+    const ended = await this.users.revokeSessionsOf(userId, null);
+    await this.record(this.users, userId, this.self(), 'sessions.ended', `user:${userId}`, {
+      sessions: ended,
+    });
+    return ended;
   }
 
   async revokeSession(sessionId: number): Promise<boolean> {
     const principal = this.require();
     if (!(await this.users.revokeSession(principal.userId, sessionId)))
       throw new NotFoundError(say('identity.session_not_found'));
+    await this.record(this.users, principal.userId, this.self(), 'session.revoked', `session:${sessionId}`);
     return true;
   }
 
+  /**
+   * The operator ends every session of a person (a stolen laptop, a departed employee): kept in
+   * the person's log as the operator's doing, so they can see who signed them out.
+   */
+  async endSessionsOf(email: string): Promise<{ userId: number; sessions: number }> {
+    const user = await this.users.userByEmail(email.trim());
+    if (user === null) throw new NotFoundError(say('identity.user_not_found'));
+    return this.users.transaction(async (users) => {
+      const sessions = await users.revokeSessionsOf(user.id, null);
+      await this.record(users, user.id, OPERATOR, 'sessions.ended', `user:${user.id}`, { sessions });
+      return { userId: user.id, sessions };
+    });
+  }
+
+  /** The signed-in person's log, newest first, by pages. */
+  auditLog(userId: number, first: number, before: number | null): Promise<AuditEvent[]> {
+    this.requireSelf(userId);
+    return this.users.audit.page(userId, first, before);
+  }
+
   async verifyEmail(token: string): Promise<UserRow> {
-    const userId = await this.users.consumeOneTimeToken('verify', hashSecret(token));
-    if (userId === null) throw new ValidationError({ token: [say('identity.token_invalid')] });
-    await this.users.markVerified(userId);
+    const userId = await this.users.transaction(async (users) => {
+      const verified = await users.consumeOneTimeToken('verify', hashSecret(token));
+      if (verified === null) throw new ValidationError({ token: [say('identity.token_invalid')] });
+      await users.markVerified(verified);
+      await this.record(
+        users,
+        verified,
+        { type: 'user', id: verified },
+        'email.verified',
+        `user:${verified}`,
+      );
+      return verified;
+    });
     return (await this.users.userById(userId))!;
   }
 
@@ -245,7 +282,10 @@ export class IdentityService {
       const userId = await users.consumeOneTimeToken('reset', hashSecret(input.token));
       if (userId === null) throw new ValidationError({ token: [say('identity.token_invalid')] });
       await users.setPassword(userId, passwordHash);
-      await users.revokeSessionsOf(userId, null);
+      const sessions = await users.revokeSessionsOf(userId, null);
+      await this.record(users, userId, { type: 'user', id: userId }, 'password.reset', `user:${userId}`, {
+        sessions,
+      });
     });
     return true;
   }
@@ -263,7 +303,8 @@ export class IdentityService {
     }
     await this.users.transaction(async (users) => {
       await users.setPassword(user.id, await hashPassword(input.newPassword));
-      await users.revokeSessionsOf(user.id, principal.sessionId);
+      const sessions = await users.revokeSessionsOf(user.id, principal.sessionId);
+      await this.record(users, user.id, this.self(), 'password.changed', `user:${user.id}`, { sessions });
     });
     return true;
   }
@@ -282,7 +323,30 @@ export class IdentityService {
 
   /** A user's private fields are the user's own. */
   requireSelf(userId: number): void {
-    if (this.require().userId !== userId) throw new NotFoundError('User not found.');
+    if (this.require().userId !== userId) throw new NotFoundError(say('identity.user_not_found'));
+  }
+
+  private self(): Actor {
+    return { type: 'user', id: this.require().userId };
+  }
+
+  /** Keeps a change in the person's log, from the caller's address (none for the operator). */
+  private record(
+    users: IdentityRepository,
+    userId: number,
+    actor: Actor,
+    action: string,
+    target: string,
+    details: AuditDetails = {},
+  ): Promise<void> {
+    return users.audit.record({
+      subjectId: userId,
+      actor,
+      action,
+      target,
+      details,
+      clientAddress: actor.type === 'operator' ? null : this.context.clientAddress,
+    });
   }
 
   private async openSession(userId: number, device: string): Promise<string> {

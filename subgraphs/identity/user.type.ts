@@ -1,5 +1,6 @@
 import { Directive, Field, ID, InputType, ObjectType } from 'type-graphql';
 import type { SessionRow, UserRow } from './identity.repository';
+import { auditGraphTypes } from '../../common/audit.graphql';
 
 @Directive('@key(fields: "id")')
 @ObjectType('User', { description: 'A person who signs in: to run venues, to write CVs, or both.' })
@@ -140,3 +141,7 @@ export class ChangePasswordInput {
   @Field(() => String, { description: 'At least 10 characters, and not one of the commonest passwords.' })
   newPassword!: string;
 }
+
+/** A person's sign-in log as the graph pages it; the shape is every log's (common/audit.graphql.ts). */
+export const { AuditLogPageType } = auditGraphTypes(UserType);
+export type AuditLogPageType = InstanceType<typeof AuditLogPageType>;

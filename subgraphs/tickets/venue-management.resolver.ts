@@ -1,10 +1,12 @@
 import { Arg, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ValidationError } from '../../common/errors';
-import { parseRecordId } from '../../common/input.rules';
-import { say } from '../../common/messages';
-import type { AuditEvent } from './audit.repository';
 import {
-  AuditEventType,
+  AUDIT_PAGE_DEFAULT,
+  AUDIT_PAGE_MAX,
+  auditCursor,
+  auditPageOf,
+  auditPageSize,
+} from '../../common/audit.graphql';
+import {
   AuditLogPageType,
   ChangeMemberRoleInput,
   InviteMemberInput,
@@ -22,25 +24,6 @@ import {
 } from './venue-management.type';
 import { VenueManagement } from './venue-management.service';
 import { BranchType, toBranchType, toVenueType, VenueType } from './venue.type';
-
-function toAuditEventType(event: AuditEvent): AuditEventType {
-  return {
-    id: String(event.id),
-    action: event.action,
-    target: event.target,
-    actor: {
-      type: event.actor.type,
-      user: event.actor.type === 'user' ? { id: String(event.actor.id) } : null,
-      apiKeyId: event.actor.type === 'key' ? String(event.actor.id) : null,
-    },
-    details: Object.entries(event.details).map(([name, value]) => ({
-      name,
-      value: value === null ? null : String(value),
-    })),
-    clientAddress: event.clientAddress,
-    createdAt: event.createdAt,
-  };
-}
 
 /** How many members or keys a venue lists unless asked for more; the gateway weighs a list by it. */
 const LIST_DEFAULT = 50;
@@ -124,25 +107,14 @@ export class VenueManagementResolver {
   })
   async auditLog(
     @Root() venue: VenueType,
-    @Arg('first', () => Int, { defaultValue: 20, description: `At most ${LIST_MAX}.` }) first: number,
+    @Arg('first', () => Int, { defaultValue: AUDIT_PAGE_DEFAULT, description: `At most ${AUDIT_PAGE_MAX}.` })
+    first: number,
     @Arg('after', () => String, { nullable: true, description: 'The endCursor of the page before.' })
     after: string | null | undefined,
   ): Promise<AuditLogPageType> {
-    const size = bounded(first);
-    const cursor = after ?? null;
-    const before = cursor === null ? null : parseRecordId(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (cursor !== null && before === null) {
-      throw new ValidationError({ after: [say('field.invalid', { field: 'after' })] });
-    }
-    const events = await this.management.auditLog(Number(venue.id), size, before);
-    const last = events.at(-1);
-    return {
-      items: events.map(toAuditEventType),
-      endCursor:
-        events.length === size && last !== undefined
-          ? Buffer.from(String(last.id)).toString('base64url')
-          : null,
-    };
+    const size = auditPageSize(first);
+    const events = await this.management.auditLog(Number(venue.id), size, auditCursor(after));
+    return auditPageOf(events, size, (id) => ({ id: String(id) }));
   }
 
   @Directive('@inaccessible')

@@ -24,7 +24,8 @@ import {
   type VenueApiKey,
   type VenueRole,
 } from './membership.repository';
-import { AuditRepository, type AuditDetails, type AuditEvent } from './audit.repository';
+import { AuditLog, type AuditDetails, type AuditEvent } from '../../common/audit-log';
+import { VENUE_AUDIT } from './venue-audit';
 import { checkName } from './ticket.rules';
 import type { Venue } from './venue.entity';
 import { VenueService } from './venue.service';
@@ -97,8 +98,8 @@ export class VenueManagement {
     details: AuditDetails = {},
     em: EntityManager = this.em,
   ): Promise<void> {
-    await new AuditRepository(em).record({
-      venueId,
+    await new AuditLog(em, VENUE_AUDIT).record({
+      subjectId: venueId,
       actor: { type: 'user', id: this.user() },
       action,
       target,
@@ -110,7 +111,7 @@ export class VenueManagement {
   /** The venue's audit log, newest first, by pages. Owners and managers. */
   async auditLog(venueId: number, first: number, before: number | null): Promise<AuditEvent[]> {
     await this.require(venueId, 'manage');
-    return new AuditRepository(this.em).page(venueId, first, before);
+    return new AuditLog(this.em, VENUE_AUDIT).page(venueId, first, before);
   }
 
   /** A plan change billing made for the owner, kept in the venue's log: the platform's own call. */
@@ -123,8 +124,8 @@ export class VenueManagement {
     const venue = parseRecordId(venueId);
     const user = parseRecordId(userId);
     if (venue === null || user === null) throw new NotFoundError(say('venue.not_found'));
-    await new AuditRepository(this.em).record({
-      venueId: venue,
+    await new AuditLog(this.em, VENUE_AUDIT).record({
+      subjectId: venue,
       actor: { type: 'user', id: user },
       action: 'plan.changed',
       target: `venue:${venue}`,

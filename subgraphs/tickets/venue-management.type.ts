@@ -1,4 +1,5 @@
 import { Directive, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { auditGraphTypes } from '../../common/audit.graphql';
 import type { VenueApiKey } from './membership.repository';
 import { BranchType } from './venue.type';
 
@@ -188,65 +189,6 @@ export class RemoveMemberInput {
   userId!: string;
 }
 
-@ObjectType('AuditActor', { description: 'Who made a change.' })
-export class AuditActorType {
-  @Field(() => String, { description: 'user, key or operator (the platform’s CLI).' })
-  type!: string;
-
-  @Field(() => UserReference, { nullable: true, description: 'The person, when a person made it.' })
-  user!: UserReference | null;
-
-  @Field(() => ID, { nullable: true, description: 'The API key, when a key made it.' })
-  apiKeyId!: string | null;
-}
-
-@ObjectType('AuditDetail', { description: 'One value that describes a change; never a secret.' })
-export class AuditDetailType {
-  @Field(() => String, { description: 'What the value is, such as name, role or plan.' })
-  name!: string;
-
-  @Field(() => String, { nullable: true, description: 'The value as text; null for none.' })
-  value!: string | null;
-}
-
-@ObjectType('AuditEvent', { description: 'One management change of a venue.' })
-export class AuditEventType {
-  @Field(() => ID, { description: 'The event’s id.' })
-  id!: string;
-
-  @Field(() => String, {
-    description:
-      'What happened: venue.created, branch.created, branch.renamed, api_key.issued, api_key.revoked, sms.changed, plan.changed, member.invited, member.joined, member.role_changed, member.removed, member.left, webhook.added, webhook.events_changed, webhook.secret_rotated, webhook.deleted, webhook.redelivered, webhook.pinged.',
-  })
-  action!: string;
-
-  @Field(() => String, { description: 'What it happened to, such as api_key:12, user:7 or email:a@b.iq.' })
-  target!: string;
-
-  @Field(() => AuditActorType, { description: 'Who did it.' })
-  actor!: AuditActorType;
-
-  @Field(() => [AuditDetailType], { description: 'The values that describe it.' })
-  details!: AuditDetailType[];
-
-  @Field(() => String, {
-    nullable: true,
-    description: 'The client address it came from; null for the operator.',
-  })
-  clientAddress!: string | null;
-
-  @Field(() => Date, { description: 'When it happened.' })
-  createdAt!: Date;
-}
-
-@ObjectType('AuditLogPage', { description: 'A page of a venue’s audit log, newest first.' })
-export class AuditLogPageType {
-  @Field(() => [AuditEventType], { description: 'The events of this page.' })
-  items!: AuditEventType[];
-
-  @Field(() => String, {
-    nullable: true,
-    description: 'Pass as `after` for the next page; null on the last page.',
-  })
-  endCursor!: string | null;
-}
+/** A venue's audit log as the graph pages it; the shape is every log's (common/audit.graphql.ts). */
+export const { AuditLogPageType } = auditGraphTypes(UserReference);
+export type AuditLogPageType = InstanceType<typeof AuditLogPageType>;

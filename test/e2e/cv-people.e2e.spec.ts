@@ -2,7 +2,7 @@ import { internalCredentialHeaders } from '../../common/internal-credential';
 import { signExportLink } from '../../contracts/cv/export-link';
 import { SESSION_USER_HEADER } from '../../contracts/identity/session';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { platformTemplateId, startPlatform, type Platform } from '../support/platform';
+import { admin, platformTemplateId, startPlatform, type Platform } from '../support/platform';
 
 interface Reply {
   status: number;
@@ -314,6 +314,112 @@ describe('CV accounts of signed-in people', () => {
     );
     expect(revoked.revokeAccountApiKey.revokedAt).not.toBeNull();
     expect((await rest()).status).toBe(401);
+  });
+
+  it('keeps the account’s every change in its audit log, the operator’s too, never a secret', async () => {
+    const who = await personWithAccount();
+    const issued = await data<{ createAccountApiKey: { secret: string; apiKey: { id: string } } }>(
+      CREATE_KEY,
+      { i: { name: 'Shop laptop' } },
+      who.token,
+    );
+    await data(
+      'mutation ($id: ID!) { revokeAccountApiKey(id: $id) { id } }',
+      { id: issued.createAccountApiKey.apiKey.id },
+      who.token,
+    );
+    // Revoking twice keeps the first time, and the log keeps the one revocation.
+    await data(
+      'mutation ($id: ID!) { revokeAccountApiKey(id: $id) { id } }',
+      { id: issued.createAccountApiKey.apiKey.id },
+      who.token,
+    );
+    await data(
+      'mutation ($i: ChangePlanInput!) { changePlan(input: $i) { key } }',
+      { i: { accountId: who.accountId, plan: 'pro' } },
+      who.token,
+    );
+    const byOperator = await admin<{ id: number; key: string }>(
+      platform.config,
+      'account-key',
+      'create',
+      '--account',
+      who.accountId,
+      '--name',
+      'Support',
+    );
+    await admin(platform.config, 'account', 'set-plan', '--id', who.accountId, '--plan', 'business');
+
+    type Event = {
+      action: string;
+      target: string;
+      actor: { type: string; user: { id: string; name: string } | null };
+      details: { name: string; value: string | null }[];
+      clientAddress: string | null;
+    };
+    const LOG = `query ($after: String) { viewer { cvAccount { auditLog(first: 4, after: $after) {
+      items { action target actor { type user { id name } } details { name value } clientAddress }
+      endCursor
+    } } } }`;
+    const page = async (after: string | null) =>
+      (
+        await data<{ viewer: { cvAccount: { auditLog: { items: Event[]; endCursor: string | null } } } }>(
+          LOG,
+          { after },
+          who.token,
+        )
+      ).viewer.cvAccount.auditLog;
+    const first = await page(null);
+    expect(first.endCursor).not.toBeNull();
+    const second = await page(first.endCursor);
+    expect(second.endCursor).toBeNull();
+    const events = [...first.items, ...second.items];
+
+    const person = { type: 'user', user: { id: who.id, name: who.name } };
+    const operator = { type: 'operator', user: null };
+    expect(events.map(({ action, target, actor }) => ({ action, target, actor }))).toEqual([
+      { action: 'plan.changed', target: `account:${who.accountId}`, actor: operator },
+      { action: 'api_key.issued', target: `api_key:${byOperator.id}`, actor: operator },
+      { action: 'plan.changed', target: `account:${who.accountId}`, actor: person },
+      { action: 'api_key.revoked', target: `api_key:${issued.createAccountApiKey.apiKey.id}`, actor: person },
+      { action: 'api_key.issued', target: `api_key:${issued.createAccountApiKey.apiKey.id}`, actor: person },
+      { action: 'account.created', target: `account:${who.accountId}`, actor: person },
+    ]);
+    expect(events[0]!.details).toEqual([{ name: 'plan', value: 'business' }]);
+    expect(events[2]!.details).toEqual([{ name: 'plan', value: 'pro' }]);
+    expect(events[4]!.details).toEqual([
+      { name: 'name', value: 'Shop laptop' },
+      { name: 'prefix', value: issued.createAccountApiKey.secret.slice(0, 11) },
+    ]);
+    // The person's changes carry where they came from; the operator's have no address.
+    expect(events.map((event) => event.clientAddress !== null)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    const printed = JSON.stringify(events);
+    expect(printed).not.toContain(issued.createAccountApiKey.secret);
+    expect(printed).not.toContain(byOperator.key);
+
+    // A key of the account reads the account, not its log; another person sees no account at all.
+    const byKey = await graph(
+      '{ me { auditLog { items { action } } } }',
+      {},
+      { 'x-api-key': byOperator.key },
+    );
+    expect(byKey.errors?.[0]).toMatchObject({
+      message: 'Only the account’s owner, signed in, reads its audit log.',
+      extensions: { code: 'FORBIDDEN' },
+    });
+    const bad = await graph(
+      '{ viewer { cvAccount { auditLog(after: "not a cursor") { items { action } } } } }',
+      {},
+      session(who.token),
+    );
+    expect(bad.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT' });
   });
 
   it('hands a browser a signed download link that works for 60 seconds, without a key', async () => {

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { internalCredentialHeaders } from '../../common/internal-credential';
+import { SESSION_ID_HEADER, SESSION_USER_HEADER } from '../../contracts/identity/session';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { startPlatform, type Platform } from '../support/platform';
+import { admin, startPlatform, type Platform } from '../support/platform';
 import { LocalSmtpServer, type ReceivedMail } from '../support/smtp-server';
 
 interface Reply {
@@ -107,6 +109,10 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
         code: 'BAD_USER_INPUT',
         errors: { token: ['This link is invalid, already used or expired.'] },
       },
+    });
+    const log = await graph('{ viewer { auditLog { items { action target } } } }', {}, as(arabic.token));
+    expect(log.data).toEqual({
+      viewer: { auditLog: { items: [{ action: 'email.verified', target: `user:${arabic.user.id}` }] } },
     });
   });
 
@@ -331,6 +337,24 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
     expect((await graph(VIEWER, {}, as(user.token))).data).toEqual({ viewer: null });
     const signedIn = await graph(SIGN_IN, { i: { email: user.email, password: 'the reset passphrase' } });
     expect(signedIn.errors).toBeUndefined();
+    const resetLog = await graph(
+      '{ viewer { auditLog(first: 1) { items { action actor { type } details { name value } } } } }',
+      {},
+      as((signedIn.data!.signIn as { token: string }).token),
+    );
+    expect(resetLog.data).toEqual({
+      viewer: {
+        auditLog: {
+          items: [
+            {
+              action: 'password.reset',
+              actor: { type: 'user' },
+              details: [{ name: 'sessions', value: '1' }],
+            },
+          ],
+        },
+      },
+    });
     const twice = await graph(RESET, { i: { token, password: 'another passphrase' } });
     expect(twice.errors?.[0]?.extensions?.errors).toEqual({
       token: ['This link is invalid, already used or expired.'],
@@ -344,6 +368,126 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
     expect(expired.errors?.[0]?.extensions?.errors).toEqual({
       token: ['This link is invalid, already used or expired.'],
     });
+  });
+
+  it('keeps a person’s sign-in changes in their own log, the operator’s signing them out too', async () => {
+    const user = await signUp();
+    const signIn = async (device: string) =>
+      (
+        (await graph(SIGN_IN, { i: { email: user.email, password: user.password, device } })).data!
+          .signIn as {
+          token: string;
+        }
+      ).token;
+    const phone = await signIn('phone');
+    const phoneId = (
+      (await graph(VIEWER, {}, as(phone))).data!.viewer as { sessions: { id: string; current: boolean }[] }
+    ).sessions.find((session) => session.current)!.id;
+    await graph(`mutation ($id: ID!) { revokeSession(id: $id) }`, { id: phoneId }, as(user.token));
+    const CHANGE = `mutation ($i: ChangePasswordInput!) { changePassword(input: $i) }`;
+    await signIn('tablet');
+    const changed = await graph(
+      CHANGE,
+      { i: { currentPassword: user.password, newPassword: 'a fresh long passphrase' } },
+      as(user.token),
+    );
+    expect(changed.data).toEqual({ changePassword: true });
+
+    // The operator signs the person out everywhere: every session ends at once.
+    const laptop = (
+      (
+        await graph(SIGN_IN, {
+          i: { email: user.email, password: 'a fresh long passphrase', device: 'laptop' },
+        })
+      ).data!.signIn as { token: string }
+    ).token;
+    const ended = await admin<{ user_id: number; sessions_ended: number }>(
+      platform.config,
+      'user',
+      'end-sessions',
+      '--email',
+      user.email.toUpperCase(),
+    );
+    expect(ended).toEqual({ user_id: Number(user.user.id), sessions_ended: 2 });
+    expect((await graph(VIEWER, {}, as(user.token))).data).toEqual({ viewer: null });
+    expect((await graph(VIEWER, {}, as(laptop))).data).toEqual({ viewer: null });
+
+    const again = (
+      (await graph(SIGN_IN, { i: { email: user.email, password: 'a fresh long passphrase' } })).data!
+        .signIn as {
+        token: string;
+      }
+    ).token;
+    const LOG = `{ viewer { id auditLog { items { action target actor { type user { id email } } details { name value } clientAddress } endCursor } } }`;
+    const log = (await graph(LOG, {}, as(again))).data!.viewer as {
+      auditLog: {
+        items: {
+          action: string;
+          target: string;
+          actor: { type: string; user: { id: string; email: string } | null };
+          details: { name: string; value: string | null }[];
+          clientAddress: string | null;
+        }[];
+        endCursor: string | null;
+      };
+    };
+    const self = { type: 'user', user: { id: user.user.id, email: user.email } };
+    expect(log.auditLog).toEqual({
+      items: [
+        {
+          action: 'sessions.ended',
+          target: `user:${user.user.id}`,
+          actor: { type: 'operator', user: null },
+          details: [{ name: 'sessions', value: '2' }],
+          clientAddress: null,
+        },
+        {
+          action: 'password.changed',
+          target: `user:${user.user.id}`,
+          actor: self,
+          details: [{ name: 'sessions', value: '1' }],
+          clientAddress: `203.0.113.${client}`,
+        },
+        {
+          action: 'session.revoked',
+          target: `session:${phoneId}`,
+          actor: self,
+          details: [],
+          clientAddress: `203.0.113.${client}`,
+        },
+      ],
+      endCursor: null,
+    });
+    expect(JSON.stringify(log)).not.toMatch(/ses_|a fresh long passphrase/);
+
+    // Another person's log is theirs alone, even when an entity fetch names them.
+    const other = await signUp();
+    const peek = await fetch(platform.config.subgraphUrls.identity, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...internalCredentialHeaders(platform.config.internalSecret),
+        [SESSION_USER_HEADER]: other.user.id,
+        [SESSION_ID_HEADER]: '1',
+      },
+      body: JSON.stringify({
+        query: `query ($r: [_Any!]!) { _entities(representations: $r) { ... on User { auditLog { items { action } } } } }`,
+        variables: { r: [{ __typename: 'User', id: user.user.id }] },
+      }),
+    });
+    const peeked = (await peek.json()) as { errors?: { message: string; extensions?: { code?: string } }[] };
+    expect(peeked.errors?.[0]).toMatchObject({
+      message: 'User not found.',
+      extensions: { code: 'NOT_FOUND' },
+    });
+    const unknown = await admin<unknown>(
+      platform.config,
+      'user',
+      'end-sessions',
+      '--email',
+      'no-one@example.test',
+    ).catch((error: unknown) => error);
+    expect(String(unknown)).toContain('User not found.');
   });
 
   it('trusts only the gateway’s word on who is signed in', async () => {

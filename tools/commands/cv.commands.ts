@@ -1,3 +1,4 @@
+import { OPERATOR } from '../../common/audit-log';
 import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
 import { billingServices } from '../../subgraphs/billing/billing.subgraph';
 import type { Account } from '../../subgraphs/cv/account.entity';
@@ -59,11 +60,13 @@ export const cvCommands: CommandSpec[] = [
       plan: { description: 'CV plan.', type: 'string', required: true, choices: CV_PLANS },
     },
     async run(flags, context) {
-      const account = await cvServices(await context.em('cv')).accounts.getAccount(id(flags, 'id'));
+      const { accounts } = cvServices(await context.em('cv'));
+      const account = await accounts.getAccount(id(flags, 'id'));
       const plan = await cvPlan(context, flags.plan as string);
       await billingServices(await context.em('billing')).subscriptions.subscribe('account', account.id, plan);
       // Limits follow at once: the cv subgraph's cached copy of the plan goes.
       await accountPlanClient(context.config, await context.redis()).forget(account.id);
+      await accounts.recordPlanChange(account.id, OPERATOR, plan, null);
       return accountJson(account, plan);
     },
   },

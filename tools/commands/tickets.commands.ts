@@ -7,7 +7,8 @@ import type { Venue } from '../../subgraphs/tickets/venue.entity';
 import { announceAccessChange } from '../../subgraphs/tickets/access-cache';
 import { VenuePlanClient } from '../../subgraphs/tickets/venue-plan.client';
 import { VenueService } from '../../subgraphs/tickets/venue.service';
-import { AuditRepository, type AuditDetails } from '../../subgraphs/tickets/audit.repository';
+import { AuditLog, OPERATOR, type AuditDetails } from '../../common/audit-log';
+import { VENUE_AUDIT } from '../../subgraphs/tickets/venue-audit';
 import { MembershipRepository } from '../../subgraphs/tickets/membership.repository';
 
 const TICKET_PLANS = ['starter', 'growth', 'enterprise'] as const;
@@ -50,9 +51,9 @@ async function audit(
   target: string,
   details: AuditDetails = {},
 ): Promise<void> {
-  await new AuditRepository(await context.em('tickets')).record({
-    venueId,
-    actor: { type: 'operator' },
+  await new AuditLog(await context.em('tickets'), VENUE_AUDIT).record({
+    subjectId: venueId,
+    actor: OPERATOR,
     action,
     target,
     details,
