@@ -1,4 +1,4 @@
-import { Directive, Field, ID, ObjectType, type ClassType } from 'type-graphql';
+import { Arg, Directive, Field, ID, Int, ObjectType, type ClassType } from 'type-graphql';
 import type { AuditEvent } from './audit-log';
 import { ValidationError } from './errors';
 import { parseRecordId } from './input.rules';
@@ -107,24 +107,37 @@ export function auditGraphTypes<U extends { id: string }>(User: ClassType<U>) {
   return { AuditLogPageType };
 }
 
-/** The page size asked for, kept within 0..AUDIT_PAGE_MAX. */
-export function auditPageSize(first: number): number {
-  return Math.min(Math.max(first, 0), AUDIT_PAGE_MAX);
+/** The `first` argument of every `auditLog` field. */
+export const AuditFirstArg = () =>
+  Arg('first', () => Int, { defaultValue: AUDIT_PAGE_DEFAULT, description: `At most ${AUDIT_PAGE_MAX}.` });
+
+/** The `after` argument of every `auditLog` field. */
+export const AuditAfterArg = () =>
+  Arg('after', () => String, { nullable: true, description: 'The endCursor of the page before.' });
+
+/**
+ * One page of a log for an `auditLog` field: `load` reads `size` events older than `before`;
+ * `user` turns an acting person's id into the User, or null where the subgraph may not show them.
+ */
+export async function auditPage<U>(
+  first: number,
+  after: string | null | undefined,
+  load: (size: number, before: number | null) => Promise<AuditEvent[]>,
+  user: (id: number) => U | null,
+): Promise<AuditLogPageShape<U>> {
+  const size = Math.min(Math.max(first, 0), AUDIT_PAGE_MAX);
+  return auditPageOf(await load(size, auditCursor(after)), size, user);
 }
 
 /** The event id an `after` cursor stands for; null for the first page. */
-export function auditCursor(after: string | null | undefined): number | null {
+function auditCursor(after: string | null | undefined): number | null {
   if (after === null || after === undefined) return null;
   const before = parseRecordId(Buffer.from(after, 'base64url').toString('utf8'));
   if (before === null) throw new ValidationError({ after: [say('field.invalid', { field: 'after' })] });
   return before;
 }
 
-/**
- * A page of events as the graph shows it; `user` turns an acting person's id into the User, or
- * null where the subgraph may not show that person.
- */
-export function auditPageOf<U>(
+function auditPageOf<U>(
   events: readonly AuditEvent[],
   size: number,
   user: (id: number) => U | null,

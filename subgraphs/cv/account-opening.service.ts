@@ -4,7 +4,7 @@ import { text } from '../../common/messages';
 import type { SubgraphClient } from '../../common/subgraph-call';
 import type { Account } from './account.entity';
 import type { AccountService } from './account.service';
-import type { PeopleClient } from './people.client';
+import type { PeopleClient } from '../../contracts/identity/people.client';
 
 /** A person's account starts on the free CV plan (subgraphs/billing/plan.catalogue.ts); they upgrade from there. */
 export const FIRST_CV_PLAN = 'free';

@@ -1,11 +1,5 @@
 import { Arg, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import {
-  AUDIT_PAGE_DEFAULT,
-  AUDIT_PAGE_MAX,
-  auditCursor,
-  auditPageOf,
-  auditPageSize,
-} from '../../common/audit.graphql';
+import { AuditAfterArg, AuditFirstArg, auditPage } from '../../common/audit.graphql';
 import { ForbiddenError, NotFoundError } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
 import { say } from '../../common/messages';
@@ -114,17 +108,18 @@ export class AccountResolver {
   })
   async auditLog(
     @Root() account: AccountType,
-    @Arg('first', () => Int, { defaultValue: AUDIT_PAGE_DEFAULT, description: `At most ${AUDIT_PAGE_MAX}.` })
-    first: number,
-    @Arg('after', () => String, { nullable: true, description: 'The endCursor of the page before.' })
-    after: string | null | undefined,
+    @AuditFirstArg() first: number,
+    @AuditAfterArg() after: string | null | undefined,
   ): Promise<AuditLogPageType> {
     const principal = await this.access.require();
     if (String(principal.accountId) !== account.id)
       throw new ForbiddenError('An API key reads only its own account.');
-    const size = auditPageSize(first);
-    const events = await this.accounts.auditLog(principal, size, auditCursor(after));
-    return auditPageOf(events, size, (id) => ({ id: String(id) }));
+    return auditPage(
+      first,
+      after,
+      (size, before) => this.accounts.auditLog(principal, size, before),
+      (id) => ({ id: String(id) }),
+    );
   }
 
   @Directive('@inaccessible')

@@ -24,7 +24,7 @@ import { CvExportResolver } from './cv-export.resolver';
 import { CvExportService } from './cv-export.service';
 import { CvService } from './cv.service';
 import { DownloadMeter } from './download-meter';
-import { PeopleClient } from './people.client';
+import { PeopleClient } from '../../contracts/identity/people.client';
 import { CvRenderer, rendererOptionsFrom } from './render/renderer';
 import { Template } from './template.entity';
 import { TemplateRepository } from './template.repository';

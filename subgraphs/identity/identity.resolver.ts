@@ -1,11 +1,5 @@
 import { Arg, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import {
-  AUDIT_PAGE_DEFAULT,
-  AUDIT_PAGE_MAX,
-  auditCursor,
-  auditPageOf,
-  auditPageSize,
-} from '../../common/audit.graphql';
+import { AuditAfterArg, AuditFirstArg, auditPage } from '../../common/audit.graphql';
 import { parseRecordId } from '../../common/input.rules';
 import { NotFoundError } from '../../common/errors';
 import { say } from '../../common/messages';
@@ -61,17 +55,18 @@ export class IdentityResolver {
     description:
       'Changes to the user’s sign-in, newest first: sessions ended (by the user or by the operator), password changed or reset, email verified. Only the user may read it.',
   })
-  async auditLog(
+  auditLog(
     @Root() user: UserType,
-    @Arg('first', () => Int, { defaultValue: AUDIT_PAGE_DEFAULT, description: `At most ${AUDIT_PAGE_MAX}.` })
-    first: number,
-    @Arg('after', () => String, { nullable: true, description: 'The endCursor of the page before.' })
-    after: string | null | undefined,
+    @AuditFirstArg() first: number,
+    @AuditAfterArg() after: string | null | undefined,
   ): Promise<AuditLogPageType> {
-    const size = auditPageSize(first);
-    const events = await this.identity.auditLog(Number(user.id), size, auditCursor(after));
-    // Only the user reads their log, so the only person who can appear in it is the user.
-    return auditPageOf(events, size, (id) => (String(id) === user.id ? user : null));
+    return auditPage(
+      first,
+      after,
+      (size, before) => this.identity.auditLog(Number(user.id), size, before),
+      // Only the user reads their log, so the only person who can appear in it is the user.
+      (id) => (String(id) === user.id ? user : null),
+    );
   }
 
   @Mutation(() => AuthPayloadType, {

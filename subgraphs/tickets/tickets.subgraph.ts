@@ -2,7 +2,7 @@ import { SubgraphClient } from '../../common/subgraph-call';
 import { ticketsMigrations } from '../../migrations/tickets';
 import type { RequestScope, SharedState, SubgraphDefinition } from '../../common/subgraph';
 import { createMailer, type Mailer } from '../../common/mail';
-import { PeopleClient } from './people.client';
+import { PeopleClient } from '../../contracts/identity/people.client';
 import { AccessCache, announceAccessChange } from './access-cache';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyService } from './api-key.service';

@@ -1,11 +1,5 @@
 import { Arg, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import {
-  AUDIT_PAGE_DEFAULT,
-  AUDIT_PAGE_MAX,
-  auditCursor,
-  auditPageOf,
-  auditPageSize,
-} from '../../common/audit.graphql';
+import { AuditAfterArg, AuditFirstArg, auditPage } from '../../common/audit.graphql';
 import {
   AuditLogPageType,
   ChangeMemberRoleInput,
@@ -105,16 +99,17 @@ export class VenueManagementResolver {
   @FieldResolver(() => AuditLogPageType, {
     description: 'Every management change of the venue, newest first. Owners and managers.',
   })
-  async auditLog(
+  auditLog(
     @Root() venue: VenueType,
-    @Arg('first', () => Int, { defaultValue: AUDIT_PAGE_DEFAULT, description: `At most ${AUDIT_PAGE_MAX}.` })
-    first: number,
-    @Arg('after', () => String, { nullable: true, description: 'The endCursor of the page before.' })
-    after: string | null | undefined,
+    @AuditFirstArg() first: number,
+    @AuditAfterArg() after: string | null | undefined,
   ): Promise<AuditLogPageType> {
-    const size = auditPageSize(first);
-    const events = await this.management.auditLog(Number(venue.id), size, auditCursor(after));
-    return auditPageOf(events, size, (id) => ({ id: String(id) }));
+    return auditPage(
+      first,
+      after,
+      (size, before) => this.management.auditLog(Number(venue.id), size, before),
+      (id) => ({ id: String(id) }),
+    );
   }
 
   @Directive('@inaccessible')

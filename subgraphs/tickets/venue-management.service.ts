@@ -13,7 +13,7 @@ import { say, text } from '../../common/messages';
 import type { SubgraphClient } from '../../common/subgraph-call';
 import type { AccessChange } from '../../contracts/tickets/access-change';
 import { mailFromMessages, type Mailer } from '../../common/mail';
-import type { PeopleClient } from './people.client';
+import type { PeopleClient } from '../../contracts/identity/people.client';
 import type { TicketScope } from './api-key.entity';
 import { ApiKeyService, parseScopes, type IssuedKey } from './api-key.service';
 import type { Branch } from './branch.entity';

@@ -2,15 +2,9 @@ import { internalCredentialHeaders } from '../../common/internal-credential';
 import { signExportLink } from '../../contracts/cv/export-link';
 import { SESSION_USER_HEADER } from '../../contracts/identity/session';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { askGraph, bearer, signUpPerson, type SignedUp } from '../support/graph';
 import { admin, platformTemplateId, startPlatform, type Platform } from '../support/platform';
 
-interface Reply {
-  status: number;
-  data: Record<string, unknown> | null;
-  errors: { message: string; extensions?: Record<string, unknown> }[] | undefined;
-}
-
-const SIGN_UP = `mutation ($i: SignUpInput!) { signUp(input: $i) { token user { id } } }`;
 const CREATE_ACCOUNT = `mutation ($i: CreateCvAccountInput) { createCvAccount(input: $i) { id name email } }`;
 const CREATE_CV = `mutation ($i: CreateCvInput!) { createCv(input: $i) { id title } }`;
 const CREATE_KEY = `mutation ($i: CreateAccountApiKeyInput!) {
@@ -31,21 +25,12 @@ describe('CV accounts of signed-in people', () => {
     await database.drop();
   });
 
-  async function graph(
+  const graph = (
     query: string,
     variables: Record<string, unknown> = {},
     headers: Record<string, string> = {},
-  ): Promise<Reply> {
-    const response = await fetch(platform.gatewayUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ query, variables }),
-    });
-    const body = (await response.json()) as Omit<Reply, 'status'>;
-    return { status: response.status, data: body.data ?? null, errors: body.errors };
-  }
-
-  const session = (token: string) => ({ authorization: `Bearer ${token}` });
+  ) => askGraph(platform.gatewayUrl, query, variables, headers);
+  const session = bearer;
 
   async function data<T>(query: string, variables: Record<string, unknown>, token: string): Promise<T> {
     const reply = await graph(query, variables, session(token));
@@ -54,16 +39,12 @@ describe('CV accounts of signed-in people', () => {
   }
 
   let people = 0;
-  async function person(): Promise<{ token: string; id: string; email: string; name: string }> {
+  function person(): Promise<SignedUp> {
     people += 1;
-    const email = `cv-person${people}@example.test`;
-    const name = `Person ${people}`;
-    const reply = await graph(SIGN_UP, {
-      i: { email, password: 'a long passphrase here', name, language: 'en' },
+    return signUpPerson(platform.gatewayUrl, {
+      email: `cv-person${people}@example.test`,
+      name: `Person ${people}`,
     });
-    expect(reply.errors).toBeUndefined();
-    const { signUp } = reply.data as { signUp: { token: string; user: { id: string } } };
-    return { token: signUp.token, id: signUp.user.id, email, name };
   }
 
   /** A person with their own account, as a web app would set one up. */

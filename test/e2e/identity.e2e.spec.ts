@@ -2,14 +2,9 @@ import { createHash } from 'node:crypto';
 import { internalCredentialHeaders } from '../../common/internal-credential';
 import { SESSION_ID_HEADER, SESSION_USER_HEADER } from '../../contracts/identity/session';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { askGraph, bearer } from '../support/graph';
 import { admin, startPlatform, type Platform } from '../support/platform';
 import { LocalSmtpServer, type ReceivedMail } from '../support/smtp-server';
-
-interface Reply {
-  status: number;
-  data: Record<string, unknown> | null;
-  errors: { message: string; extensions?: Record<string, unknown> }[] | undefined;
-}
 
 const USER_FIELDS = 'id email name language verifiedAt';
 const SIGN_UP = `mutation ($i: SignUpInput!) { signUp(input: $i) { token user { ${USER_FIELDS} } } }`;
@@ -52,20 +47,13 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
     client += 1;
   });
 
-  async function graph(
+  const graph = (
     query: string,
     variables: Record<string, unknown> = {},
     headers: Record<string, string> = {},
-  ): Promise<Reply> {
-    const response = await fetch(platform.gatewayUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-forwarded-for': `203.0.113.${client}`, ...headers },
-      body: JSON.stringify({ query, variables }),
-    });
-    const body = (await response.json()) as Omit<Reply, 'status'>;
-    return { status: response.status, data: body.data ?? null, errors: body.errors };
-  }
-  const as = (token: string) => ({ authorization: `Bearer ${token}` });
+  ) =>
+    askGraph(platform.gatewayUrl, query, variables, { 'x-forwarded-for': `203.0.113.${client}`, ...headers });
+  const as = bearer;
   const mailsTo = (email: string) => smtp.received.filter((mail) => mail.to.includes(email));
 
   let counter = 0;
@@ -520,18 +508,10 @@ describe('sign-ups per client address', () => {
   it('refuses the third sign-up of an hour from one address with RATE_LIMITED', async () => {
     const answers: { status: number; code?: unknown; retryAfter?: unknown }[] = [];
     for (let i = 0; i < 3; i += 1) {
-      const response = await fetch(platform.gatewayUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          query: SIGN_UP,
-          variables: {
-            i: { email: `many${i}@example.test`, password: 'a fine long passphrase', name: 'Many' },
-          },
-        }),
+      const reply = await askGraph(platform.gatewayUrl, SIGN_UP, {
+        i: { email: `many${i}@example.test`, password: 'a fine long passphrase', name: 'Many' },
       });
-      const body = (await response.json()) as Reply;
-      answers.push({ status: response.status, ...body.errors?.[0]?.extensions });
+      answers.push({ status: reply.status, ...reply.errors?.[0]?.extensions });
     }
     expect(answers.map((a) => a.status)).toEqual([200, 200, 429]);
     expect(answers[2]).toMatchObject({ code: 'RATE_LIMITED' });

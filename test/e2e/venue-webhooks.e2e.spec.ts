@@ -1,14 +1,10 @@
 import { verifyWebhook } from '../../contracts/tickets/webhook-signature';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { askGraph, bearer, signUpPerson, type SignedUp } from '../support/graph';
 import { startPlatform, type Platform } from '../support/platform';
 import { waitUntil } from '../support/wait';
 import { WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver';
-
-interface Reply {
-  data: Record<string, unknown> | null;
-  errors: { message: string; extensions?: Record<string, unknown> }[] | undefined;
-}
 
 interface Delivery {
   id: string;
@@ -18,7 +14,6 @@ interface Delivery {
   attemptLog: { statusCode: number | null }[];
 }
 
-const SIGN_UP = `mutation ($i: SignUpInput!) { signUp(input: $i) { token user { id } } }`;
 const CREATE_VENUE = `mutation ($i: CreateVenueInput!) { createVenue(input: $i) { id } }`;
 const ADD = `mutation ($i: AddWebhookEndpointInput!) {
   addWebhookEndpoint(input: $i) { secret endpoint { id url events createdAt } }
@@ -54,18 +49,8 @@ describe('webhook endpoints run by a venue’s people, over the graph', () => {
     await database.drop();
   });
 
-  async function graph(query: string, variables: Record<string, unknown>, token?: string): Promise<Reply> {
-    const response = await fetch(platform.gatewayUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-      },
-      body: JSON.stringify({ query, variables }),
-    });
-    const body = (await response.json()) as Reply;
-    return { data: body.data ?? null, errors: body.errors };
-  }
+  const graph = (query: string, variables: Record<string, unknown>, token?: string) =>
+    askGraph(platform.gatewayUrl, query, variables, bearer(token));
 
   async function data<T>(query: string, variables: Record<string, unknown>, token?: string): Promise<T> {
     const reply = await graph(query, variables, token);
@@ -77,17 +62,12 @@ describe('webhook endpoints run by a venue’s people, over the graph', () => {
     (await graph(query, variables, token)).errors?.[0]?.extensions?.code ?? 'OK';
 
   let people = 0;
-  async function person(): Promise<{ token: string; id: string }> {
+  function person(): Promise<SignedUp> {
     people += 1;
-    const { signUp } = await data<{ signUp: { token: string; user: { id: string } } }>(SIGN_UP, {
-      i: {
-        email: `hook-person${people}@example.test`,
-        password: 'a long webhook passphrase',
-        name: `Person ${people}`,
-        language: 'en',
-      },
+    return signUpPerson(platform.gatewayUrl, {
+      email: `hook-person${people}@example.test`,
+      name: `Person ${people}`,
     });
-    return { token: signUp.token, id: signUp.user.id };
   }
 
   async function venueOf(token: string, name: string): Promise<string> {

@@ -1,14 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { askGraph, bearer, signUpPerson, type GraphReply, type SignedUp } from '../support/graph';
 import { admin, startPlatform, type Platform } from '../support/platform';
 import { LocalSmtpServer } from '../support/smtp-server';
-
-interface Reply {
-  status: number;
-  data: Record<string, unknown> | null;
-  errors: { message: string; extensions?: Record<string, unknown> }[] | undefined;
-}
-
-const SIGN_UP = `mutation ($i: SignUpInput!) { signUp(input: $i) { token user { id } } }`;
 
 describe('venues run by their people, over the graph', () => {
   let database: TestDatabase;
@@ -31,24 +24,12 @@ describe('venues run by their people, over the graph', () => {
     await database.drop();
   });
 
-  async function graph(
+  const graph = (
     query: string,
     variables: Record<string, unknown> = {},
     token?: string,
     headers: Record<string, string> = {},
-  ): Promise<Reply> {
-    const response = await fetch(platform.gatewayUrl, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-        ...headers,
-      },
-      body: JSON.stringify({ query, variables }),
-    });
-    const body = (await response.json()) as Omit<Reply, 'status'>;
-    return { status: response.status, data: body.data ?? null, errors: body.errors };
-  }
+  ): Promise<GraphReply> => askGraph(platform.gatewayUrl, query, variables, { ...bearer(token), ...headers });
 
   async function data<T>(query: string, variables: Record<string, unknown>, token?: string): Promise<T> {
     const reply = await graph(query, variables, token);
@@ -57,13 +38,10 @@ describe('venues run by their people, over the graph', () => {
   }
 
   let people = 0;
-  async function person(chosen?: string): Promise<{ token: string; id: string; email: string }> {
+  function person(chosen?: string): Promise<SignedUp> {
     people += 1;
     const email = chosen ?? `venue-person${people}@example.test`;
-    const { signUp } = await data<{ signUp: { token: string; user: { id: string } } }>(SIGN_UP, {
-      i: { email, password: 'a long venue passphrase', name: `Person ${people}`, language: 'en' },
-    });
-    return { token: signUp.token, id: signUp.user.id, email };
+    return signUpPerson(platform.gatewayUrl, { email, name: `Person ${people}` });
   }
 
   async function rest(path: string, key: string, init: RequestInit = {}) {
