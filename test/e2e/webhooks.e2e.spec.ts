@@ -176,6 +176,43 @@ describe('signed webhooks from the outbox, on real Postgres, Redis and HTTP', ()
     }
   });
 
+  it('keeps the operator’s webhook changes in the venue’s audit log, never a secret', async () => {
+    const receiver = new WebhookReceiver();
+    const url = await receiver.start();
+    try {
+      const id = await endpoint(receiver, url, '--events', 'ticket.created');
+      const first = receiver.secret;
+      const rotated = await admin<{ secret: string }>(
+        platform.config,
+        'webhook',
+        'rotate-secret',
+        '--id',
+        String(id),
+      );
+      receiver.secret = rotated.secret;
+      await post('/tickets', {});
+      await waitUntil(async () => (await deliveries(id))[0]?.status === 'succeeded');
+      const [delivered] = await deliveries(id);
+      await admin(platform.config, 'webhook', 'redeliver', '--delivery', String(delivered!.id));
+      await deleteEndpoint(id);
+      const rows = (await database.query(
+        `select action, target, actor_type, details from tickets.audit_events
+          where venue_id = $1 and action like 'webhook.%' and (target = $2 or target = $3) order by id`,
+        [branch.venueId, `webhook:${id}`, `delivery:${delivered!.id}`],
+      )) as { action: string; target: string; actor_type: string }[];
+      expect(rows.map(({ action, target, actor_type }) => [action, target, actor_type])).toEqual([
+        ['webhook.added', `webhook:${id}`, 'operator'],
+        ['webhook.secret_rotated', `webhook:${id}`, 'operator'],
+        ['webhook.redelivered', `delivery:${delivered!.id}`, 'operator'],
+        ['webhook.deleted', `webhook:${id}`, 'operator'],
+      ]);
+      expect(JSON.stringify(rows)).not.toContain(rotated.secret);
+      expect(JSON.stringify(rows)).not.toContain(first);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
   it('sends ticket.rung only to endpoints that chose it', async () => {
     const everything = new WebhookReceiver();
     const rungOnly = new WebhookReceiver();

@@ -7,8 +7,7 @@ import type { Venue } from '../../subgraphs/tickets/venue.entity';
 import { announceAccessChange } from '../../subgraphs/tickets/access-cache';
 import { VenuePlanClient } from '../../subgraphs/tickets/venue-plan.client';
 import { VenueService } from '../../subgraphs/tickets/venue.service';
-import { AuditLog, OPERATOR, type AuditDetails } from '../../common/audit-log';
-import { VENUE_AUDIT } from '../../subgraphs/tickets/venue-audit';
+import { auditVenue as audit } from './venue-audit';
 import { MembershipRepository } from '../../subgraphs/tickets/membership.repository';
 
 const TICKET_PLANS = ['starter', 'growth', 'enterprise'] as const;
@@ -42,23 +41,6 @@ async function subscribe(context: CliContext, venueId: number, plan: string): Pr
 }
 
 const id = (flags: FlagValues, name: string) => flags[name] as number;
-
-/** Keeps an operator's change in the venue's audit log (actor: operator, no address). */
-async function audit(
-  context: CliContext,
-  venueId: number,
-  action: string,
-  target: string,
-  details: AuditDetails = {},
-): Promise<void> {
-  await new AuditLog(await context.em('tickets'), VENUE_AUDIT).record({
-    subjectId: venueId,
-    actor: OPERATOR,
-    action,
-    target,
-    details,
-  });
-}
 
 export const ticketsCommands: CommandSpec[] = [
   {

@@ -2,6 +2,7 @@ import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
 import { JobQueues } from '../../subgraphs/tickets/events/job-queues';
 import { parseEvents, WEBHOOK_EVENTS } from '../../subgraphs/tickets/events/ticket-events';
 import { WebhookEndpointService } from '../../subgraphs/tickets/events/webhook-endpoint.service';
+import { auditVenue } from './venue-audit';
 
 const id = (flags: FlagValues, name: string) => flags[name] as number;
 
@@ -23,7 +24,14 @@ export const webhookCommands: CommandSpec[] = [
     },
     async run(flags, context) {
       const events = flags.events === undefined ? undefined : parseEvents(flags.events as string);
-      return (await endpoints(context)).create(id(flags, 'venue'), flags.url as string, events);
+      const created = await (
+        await endpoints(context)
+      ).create(id(flags, 'venue'), flags.url as string, events);
+      await auditVenue(context, created.venue_id, 'webhook.added', `webhook:${created.id}`, {
+        url: created.url,
+        events: created.events.join(','),
+      });
+      return created;
     },
   },
   {
@@ -41,7 +49,11 @@ export const webhookCommands: CommandSpec[] = [
     summary: 'Deletes a webhook endpoint; nothing more is sent to it, retries included.',
     flags: { id: { description: 'Webhook endpoint id.', type: 'integer', required: true } },
     async run(flags, context) {
-      return (await endpoints(context)).delete(id(flags, 'id'));
+      const webhooks = await endpoints(context);
+      const { venue_id: venueId } = await webhooks.endpoint(id(flags, 'id'));
+      const deleted = await webhooks.delete(id(flags, 'id'));
+      await auditVenue(context, venueId, 'webhook.deleted', `webhook:${deleted.id}`);
+      return deleted;
     },
   },
   {
@@ -50,7 +62,11 @@ export const webhookCommands: CommandSpec[] = [
     summary: 'Replaces the signing secret of an endpoint; the new one is shown once.',
     flags: { id: { description: 'Webhook endpoint id.', type: 'integer', required: true } },
     async run(flags, context) {
-      return (await endpoints(context)).rotateSecret(id(flags, 'id'));
+      const webhooks = await endpoints(context);
+      const { venue_id: venueId } = await webhooks.endpoint(id(flags, 'id'));
+      const rotated = await webhooks.rotateSecret(id(flags, 'id'));
+      await auditVenue(context, venueId, 'webhook.secret_rotated', `webhook:${rotated.id}`);
+      return rotated;
     },
   },
   {
@@ -68,10 +84,11 @@ export const webhookCommands: CommandSpec[] = [
     summary: 'Sends a delivered or failed delivery again, same event id and body.',
     flags: { delivery: { description: 'Webhook delivery id.', type: 'integer', required: true } },
     async run(flags, context) {
-      const redelivered = await new WebhookEndpointService(
-        await context.em('tickets'),
-        context.config,
-      ).redeliver(id(flags, 'delivery'));
+      const webhooks = await endpoints(context);
+      const redelivered = await webhooks.redeliver(id(flags, 'delivery'));
+      const venueId = await webhooks.venueOfDelivery(redelivered.id);
+      if (venueId !== undefined)
+        await auditVenue(context, venueId, 'webhook.redelivered', `delivery:${redelivered.id}`);
       const queues = new JobQueues(context.config, false);
       try {
         await queues.enqueue('webhooks', redelivered.id, 0);
