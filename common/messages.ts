@@ -411,6 +411,12 @@ export const MESSAGES = {
   'venue.role.OWNER': { en: 'owner', ar: 'مالك' },
   'venue.role.MANAGER': { en: 'manager', ar: 'مدير' },
   'venue.role.STAFF': { en: 'staff', ar: 'موظف' },
+  'board.pairing_invalid': {
+    en: 'This pairing code is wrong, already used or expired. Ask a manager for a new one.',
+    ar: 'رمز الإقران هذا خاطئ أو مستخدم أو منتهي الصلاحية. اطلب رمزاً جديداً من المدير.',
+  },
+  'board.device_not_found': { en: 'Board device not found.', ar: 'جهاز اللوحة غير موجود.' },
+  'board.display_not_found': { en: 'Display not found.', ar: 'الشاشة غير موجودة.' },
   'venue.role_forbidden': {
     en: 'Your role at this venue ({role}) does not allow this.',
     ar: 'دورك في هذا المكان ({role}) لا يسمح بهذا.',

@@ -24,6 +24,7 @@ import { CLIENT_ADDRESS_HEADER } from '../contracts/identity/session';
 import { inputGuardPlugin } from './input-guard.plugin';
 import {
   FORWARDED_HEADERS,
+  GATEWAY_SET_HEADERS,
   HeaderForwardingDataSource,
   type GatewayContext,
 } from './header-forwarding.data-source';
@@ -87,7 +88,16 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   await apollo.start();
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');
 
-  const runQuery: RunQuery = async (query, variables, headers, client) => {
+  const sessions = new SessionResolver(config);
+  /**
+   * Operations the gateway runs itself (graphql-ws, the live hub, credential lookups) are resolved
+   * as an HTTP request is: a `Bearer ses_…` becomes the session's user, and only the gateway says so.
+   */
+  const runQuery: RunQuery = async (query, variables, given, client) => {
+    const headers: GatewayContext['headers'] = { ...given };
+    for (const name of GATEWAY_SET_HEADERS) delete headers[name];
+    Object.assign(headers, await sessions.headersFor(headers.authorization, headers[REQUEST_ID_HEADER]));
+    if (client?.address !== undefined) headers[CLIENT_ADDRESS_HEADER] = client.address;
     const response = await apollo.executeOperation(
       { query, variables },
       { contextValue: { headers, client } },
@@ -104,7 +114,6 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     health: () => ({ subscribers: live.server?.hub.subscribers ?? 0 }),
   });
   service.app.use('/graphql', limits.httpMiddleware(forwardedHeaders));
-  const sessions = new SessionResolver(config);
   mountGraphQL(
     service,
     apollo,

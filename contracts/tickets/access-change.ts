@@ -4,8 +4,11 @@
  * gateway closes the live subscriptions that relied on it.
  */
 
-/** A change that makes cached access answers wrong: a revoked key or a venue's new plan. */
-export type AccessChange = { keyId: number } | { venueId: number };
+/**
+ * A change that makes cached access answers wrong: a revoked key (a board device's included), a
+ * venue's new plan, or a display revoked or given new settings.
+ */
+export type AccessChange = { keyId: number } | { venueId: number } | { displayId: number };
 
 export function accessChannel(redisPrefix: string): string {
   return `${redisPrefix}tickets:access-changed`;

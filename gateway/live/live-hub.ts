@@ -2,14 +2,27 @@ import { execute, type FormattedExecutionResult, type GraphQLSchema } from 'grap
 import type { TextLanguage } from '../../common/language';
 import type { Logger } from '../../common/logger';
 import { REQUEST_ID_HEADER } from '../../common/request-context';
+import { BRANCH_HEADER } from '../../contracts/identity/session';
 import { TICKET_TOKEN_HEADER, TOKEN_HIDDEN_FIELDS, type LiveEvent } from '../../contracts/tickets/live-event';
 import type { GatewayContext } from '../header-forwarding.data-source';
 import { LIVE_TICKET_ID, type LivePlan } from './live-plan';
 
-/** Who a subscription reads as: a ticket's token for that ticket, or a branch key for its branch. */
+/**
+ * Who a subscription reads as: a ticket's token for that ticket; a branch key, board device or
+ * signed-in member (with the branch they named) for a branch; a display's token for its branch's
+ * numbers.
+ */
 export type LiveReader =
   | { kind: 'token'; token: string; language: TextLanguage }
-  | { kind: 'branch'; branchId: number; authorization: string; language: TextLanguage };
+  | {
+      kind: 'branch';
+      branchId: number;
+      authorization: string;
+      /** The X-Branch-Id a signed-in member named; none for a key. */
+      branchHeader: string | undefined;
+      language: TextLanguage;
+    }
+  | { kind: 'display'; branchId: number; token: string; language: TextLanguage };
 
 /** Runs an operation through the gateway with the given headers, as an HTTP request would. */
 export type RunQuery = (
@@ -134,12 +147,19 @@ class LiveGroup {
         ...(result.errors !== undefined ? { errors: result.errors.map((e) => e.toJSON()) } : {}),
       };
     }
+    if (reader.kind === 'display') {
+      // A display's fields are all in the event; nothing else may be read by its token.
+      throw new Error('a display subscription selected a field the live event lacks');
+    }
     const headers: GatewayContext['headers'] = {
       [REQUEST_ID_HEADER]: event.id,
       'accept-language': reader.language,
       ...(reader.kind === 'token'
         ? { [TICKET_TOKEN_HEADER]: reader.token }
-        : { authorization: reader.authorization }),
+        : {
+            authorization: reader.authorization,
+            ...(reader.branchHeader !== undefined ? { [BRANCH_HEADER]: reader.branchHeader } : {}),
+          }),
     };
     return this.runQuery(plan.query, { ...variables, [LIVE_TICKET_ID]: String(event.ticketId) }, headers);
   }
@@ -215,6 +235,6 @@ function slotOf(reader: LiveReader): string {
 }
 
 function groupKey({ reader, plan, variables, operationName }: LiveSubscription): string {
-  const who = reader.kind === 'token' ? reader.token : reader.authorization;
+  const who = reader.kind === 'branch' ? [reader.authorization, reader.branchHeader ?? null] : reader.token;
   return JSON.stringify([reader.kind, who, reader.language, plan.query, operationName ?? null, variables]);
 }

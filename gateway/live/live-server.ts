@@ -25,6 +25,7 @@ import { NotFoundError, UnauthenticatedError } from '../../common/errors';
 import { languageOf, type TextLanguage } from '../../common/language';
 import type { Logger } from '../../common/logger';
 import { RedisSubscription, type Redis } from '../../common/redis';
+import { BRANCH_HEADER } from '../../contracts/identity/session';
 import { accessChannel } from '../../contracts/tickets/access-change';
 import { liveEventsChannel, type LiveEvent } from '../../contracts/tickets/live-event';
 import { refusalOf } from '../../common/rate-budget';
@@ -69,6 +70,8 @@ interface Connection {
   /** The client's address, by the same proxy rule as HTTP requests; its budget without a key. */
   address: string | undefined;
   authorization?: string;
+  /** The X-Branch-Id of a signed-in member's board; none for a key or a board device. */
+  branchHeader?: string;
   branchId?: number;
 }
 
@@ -106,11 +109,20 @@ export async function startLiveServer(options: {
     Context<Record<string, unknown>, Extra & Partial<Record<PropertyKey, never>>>,
     Connection
   >();
-  const byKey = new Map<string, Set<WebSocket>>();
+  /** Sockets by the credential they authenticated with (a key, a device, or a session and branch). */
+  const byKey = new Map<string, { authorization: string; branchHeader?: string; sockets: Set<WebSocket> }>();
+  const credentialKey = (authorization: string, branchHeader: string | undefined) =>
+    JSON.stringify([authorization, branchHeader ?? null]);
+  /** Display sockets by display id, so a revoked or changed display is closed at once. */
+  const byDisplay = new Map<number, Set<WebSocket>>();
 
-  /** The branch of a key, null when the key is refused; throws when the graph cannot tell. */
-  const branchOf = async (authorization: string): Promise<number | null> => {
-    const result = await runQuery('query LiveBranch { currentBranch { id } }', {}, { authorization });
+  /** The branch of a credential, null when it is refused; throws when the graph cannot tell. */
+  const branchOf = async (authorization: string, branchHeader?: string): Promise<number | null> => {
+    const result = await runQuery(
+      'query LiveBranch { currentBranch { id } }',
+      {},
+      { authorization, ...(branchHeader !== undefined ? { [BRANCH_HEADER]: branchHeader } : {}) },
+    );
     const error = result.errors?.[0];
     if (error !== undefined) {
       if (REFUSED.has(String(error.extensions?.code))) return null;
@@ -124,8 +136,12 @@ export async function startLiveServer(options: {
   const ticketUpdated = subscriptionFields.ticketUpdated as GraphQLField<unknown, LiveContext> | undefined;
   const branchUpdated = subscriptionFields.branchTicketsUpdated as
     GraphQLField<unknown, LiveContext> | undefined;
-  if (ticketUpdated === undefined || branchUpdated === undefined) {
-    throw new Error('the supergraph lacks Subscription.ticketUpdated or branchTicketsUpdated');
+  const displayUpdated = subscriptionFields.displayTicketsUpdated as
+    GraphQLField<unknown, LiveContext> | undefined;
+  if (ticketUpdated === undefined || branchUpdated === undefined || displayUpdated === undefined) {
+    throw new Error(
+      'the supergraph lacks Subscription.ticketUpdated, branchTicketsUpdated or displayTicketsUpdated',
+    );
   }
 
   const documents = new Map<string, DocumentNode>();
@@ -178,18 +194,55 @@ export async function startLiveServer(options: {
   };
 
   branchUpdated.subscribe = (_root, _args, context, info) => {
-    const { authorization, branchId, language } = context.connection;
+    const { authorization, branchHeader, branchId, language } = context.connection;
     if (authorization === undefined || branchId === undefined) {
       throw new UnauthenticatedError(
-        'branchTicketsUpdated needs a key: send {"authorization": "Bearer …"} in connection_init.',
+        'branchTicketsUpdated needs a key, a board device or a session: send {"authorization": "Bearer …"} (and a session’s {"x-branch-id": "…"}) in connection_init.',
       );
     }
-    return join({ kind: 'branch', branchId, authorization, language }, context, info);
+    return join({ kind: 'branch', branchId, authorization, branchHeader, language }, context, info);
+  };
+
+  /** The display of a token, or the refusal its page is shown. */
+  const displayOf = async (token: string): Promise<{ id: number; branchId: number }> => {
+    const found = await runQuery(
+      'query LiveDisplay($token: String!) { displayBoard(token: $token) { id branchId } }',
+      { token },
+      {},
+    );
+    const error = found.errors?.[0];
+    if (error !== undefined) throw new GraphQLError(error.message, { extensions: error.extensions });
+    const board = (found.data as { displayBoard: { id: string; branchId: string } }).displayBoard;
+    return { id: Number(board.id), branchId: Number(board.branchId) };
+  };
+
+  displayUpdated.subscribe = async (_root, args: { token?: unknown }, context, info) => {
+    const token = String(args.token);
+    const display = await displayOf(token);
+    const sockets = byDisplay.get(display.id) ?? new Set<WebSocket>();
+    sockets.add(context.connection.socket);
+    byDisplay.set(display.id, sockets);
+    context.connection.socket.once('close', () => {
+      sockets.delete(context.connection.socket);
+      if (sockets.size === 0) byDisplay.delete(display.id);
+    });
+    return join(
+      { kind: 'display', branchId: display.branchId, token, language: context.connection.language },
+      context,
+      info,
+    );
+  };
+
+  /** A display revoked or given new settings: its screen reconnects and reads what it may now. */
+  const closeDisplay = (displayId: number) => {
+    for (const socket of byDisplay.get(displayId) ?? []) socket.close(4205, 'Display changed');
+    byDisplay.delete(displayId);
   };
 
   const headersOf = (connection: Connection): GatewayContext['headers'] => ({
     'accept-language': connection.language,
     ...(connection.authorization !== undefined ? { authorization: connection.authorization } : {}),
+    ...(connection.branchHeader !== undefined ? { [BRANCH_HEADER]: connection.branchHeader } : {}),
   });
 
   const wss = new WebSocketServer({
@@ -255,24 +308,28 @@ export async function startLiveServer(options: {
           address: clientAddress(ctx.extra.request),
         };
         const authorization = stringOr(params.authorization);
+        const branchHeader = stringOr(params[BRANCH_HEADER]);
         if (authorization !== undefined) {
-          const branchId = await branchOf(authorization);
+          const branchId = await branchOf(authorization, branchHeader);
           if (branchId === null) return false;
           connection.authorization = authorization;
+          connection.branchHeader = branchHeader;
           connection.branchId = branchId;
-          const sockets = byKey.get(authorization) ?? new Set<WebSocket>();
-          sockets.add(ctx.extra.socket);
-          byKey.set(authorization, sockets);
+          const key = credentialKey(authorization, branchHeader);
+          const entry = byKey.get(key) ?? { authorization, branchHeader, sockets: new Set<WebSocket>() };
+          entry.sockets.add(ctx.extra.socket);
+          byKey.set(key, entry);
         }
         connections.set(ctx, connection);
         return true;
       },
       onClose: (ctx) => {
-        const authorization = connections.get(ctx)?.authorization;
-        if (authorization === undefined) return;
-        const sockets = byKey.get(authorization);
-        sockets?.delete(ctx.extra.socket);
-        if (sockets?.size === 0) byKey.delete(authorization);
+        const connection = connections.get(ctx);
+        if (connection?.authorization === undefined) return;
+        const key = credentialKey(connection.authorization, connection.branchHeader);
+        const entry = byKey.get(key);
+        entry?.sockets.delete(ctx.extra.socket);
+        if (entry?.sockets.size === 0) byKey.delete(key);
       },
       // The source stream is a LiveSink, which writes its own frames; graphql-js maps nothing.
       subscribe: (args) =>
@@ -297,17 +354,17 @@ export async function startLiveServer(options: {
     return connection;
   }
 
-  /** Closes with 4403 every socket whose key no longer authenticates. */
+  /** Closes with 4403 every socket whose credential no longer authenticates. */
   const recheckKeys = async () => {
-    for (const [authorization, sockets] of byKey) {
+    for (const [key, { authorization, branchHeader, sockets }] of byKey) {
       try {
-        if ((await branchOf(authorization)) !== null) continue;
+        if ((await branchOf(authorization, branchHeader)) !== null) continue;
       } catch (error) {
         logger.warn({ err: error }, 'could not recheck a subscriber key; keeping its sockets');
         continue;
       }
       for (const socket of sockets) socket.close(4403, 'Forbidden');
-      byKey.delete(authorization);
+      byKey.delete(key);
     }
   };
 
@@ -325,7 +382,9 @@ export async function startLiveServer(options: {
   const subscription = await RedisSubscription.open(options.redis, 'gateway:live-events', [events, access], {
     message: (channel, message) => {
       if (channel === access) {
-        setTimeout(() => void recheckKeys(), RECHECK_DELAY_MS).unref();
+        const displayId = displayChangeOf(message);
+        if (displayId !== undefined) closeDisplay(displayId);
+        else setTimeout(() => void recheckKeys(), RECHECK_DELAY_MS).unref();
         return;
       }
       let event: LiveEvent;
@@ -364,6 +423,16 @@ const TRUSTED_PROXY = proxyAddr.compile('loopback');
 
 function clientAddress(request: IncomingMessage): string | undefined {
   return proxyAddr(request, TRUSTED_PROXY);
+}
+
+/** The display an access announcement names, if it names one. */
+function displayChangeOf(message: string): number | undefined {
+  try {
+    const change = JSON.parse(message) as Partial<Record<'displayId', unknown>>;
+    return typeof change.displayId === 'number' ? change.displayId : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function lowerCaseKeys(params: Record<string, unknown> | undefined | null): Record<string, unknown> {

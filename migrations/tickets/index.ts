@@ -8,6 +8,7 @@ import { Migration20261123100000OutboxRelayedAt } from './Migration2026112310000
 import { Migration20261123200000VenueMembers } from './Migration20261123200000VenueMembers';
 import { Migration20261123210000VenueInvitations } from './Migration20261123210000VenueInvitations';
 import { Migration20261123220000AuditEvents } from './Migration20261123220000AuditEvents';
+import { Migration20261125200000BoardsAndDisplays } from './Migration20261125200000BoardsAndDisplays';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261123200000VenueMembers', class: Migration20261123200000VenueMembers },
   { name: 'Migration20261123210000VenueInvitations', class: Migration20261123210000VenueInvitations },
   { name: 'Migration20261123220000AuditEvents', class: Migration20261123220000AuditEvents },
+  { name: 'Migration20261125200000BoardsAndDisplays', class: Migration20261125200000BoardsAndDisplays },
 ];

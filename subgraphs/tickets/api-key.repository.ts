@@ -17,6 +17,8 @@ export interface LiveApiKey {
   branchId: number;
   venueId: number;
   scopes: TicketScope[];
+  /** A paired board device rather than an integration's key. */
+  board: boolean;
 }
 
 /** Branches' API keys. */
@@ -41,9 +43,9 @@ export class ApiKeyRepository {
   /** The unrevoked key with this hash, or null. */
   async findLiveByHash(keyHash: Buffer): Promise<LiveApiKey | null> {
     const rows = await this.em.execute<
-      { id: string; branch_id: string; venue_id: string; scopes: TicketScope[] }[]
+      { id: string; branch_id: string; venue_id: string; scopes: TicketScope[]; kind: string }[]
     >(
-      `select k.id, k.branch_id, b.venue_id, k.scopes
+      `select k.id, k.branch_id, b.venue_id, k.scopes, k.kind
          from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
         where k.key_hash = ? and k.revoked_at is null`,
       [keyHash],
@@ -55,6 +57,7 @@ export class ApiKeyRepository {
       branchId: Number(row.branch_id),
       venueId: Number(row.venue_id),
       scopes: row.scopes,
+      board: row.kind === 'board',
     };
   }
 

@@ -26,6 +26,8 @@ export interface Principal {
   branchId: number;
   venueId: number;
   scopes: readonly TicketScope[];
+  /** A paired board device: the board is the product itself, so the plan's API access is not asked. */
+  board?: boolean;
 }
 
 export function parseScopes(value: string): TicketScope[] {
@@ -107,7 +109,13 @@ export class ApiKeyService {
   async authenticateHash(keyHash: Buffer): Promise<Principal | null> {
     const key = await this.keys.findLiveByHash(keyHash);
     if (key === null) return null;
-    return { keyId: key.id, branchId: key.branchId, venueId: key.venueId, scopes: key.scopes };
+    return {
+      keyId: key.id,
+      branchId: key.branchId,
+      venueId: key.venueId,
+      scopes: key.scopes,
+      board: key.board,
+    };
   }
 
   /** Records use without a write per request: at most once a minute per key and process. */

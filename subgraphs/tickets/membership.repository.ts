@@ -106,7 +106,7 @@ export class MembershipRepository {
       `select k.id, k.branch_id, k.name, k.prefix, k.scopes, k.created_by_user_id, k.last_used_at,
               k.revoked_at, k.created_at
          from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
-        where b.venue_id = ? order by k.id`,
+        where b.venue_id = ? and k.kind = 'integration' order by k.id`,
       [venueId],
     );
     return rows.map((row) => ({

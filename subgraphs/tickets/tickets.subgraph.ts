@@ -29,6 +29,9 @@ import { VenueType } from './venue.type';
 import { JobQueues } from './events/job-queues';
 import { WebhookEndpointService } from './events/webhook-endpoint.service';
 import { WEBHOOK_RESOLVERS, webhookResolvers } from './webhook-management.resolver';
+import { BoardRepository } from './board.repository';
+import { BoardResolver } from './board.resolver';
+import { BoardService } from './board.service';
 
 /** What every request of the tickets subgraph shares: the access cache, the mailer, the job queues. */
 interface TicketsShared extends SharedState {
@@ -111,10 +114,23 @@ type Subscription {
   ): Ticket!
 
   """
-  Every change of every ticket of the branch of the key given as {"authorization": "Bearer …"} in
-  connection_init. Needs tickets:read.
+  Every change of every ticket of a branch: of the key or board device given as
+  {"authorization": "Bearer …"} in connection_init, or of the branch a signed-in member names with
+  {"authorization": "Bearer ses_…", "x-branch-id": "…"}. Needs tickets:read.
   """
   branchTicketsUpdated: Ticket!
+
+  """
+  Every change of every ticket of a display's branch, as the room's screen may see it. Needs no
+  key: the display's token is the credential; an unknown or revoked one answers NOT_FOUND, and a
+  revoked or changed display's socket is closed (4205) so its page reads what it may now.
+  """
+  displayTicketsUpdated(
+    """
+    The display's token (dsp_…), from its URL.
+    """
+    token: String!
+  ): DisplayTicket!
 }
 `;
 
@@ -131,6 +147,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
     BranchResolver,
     TicketCustomerResolver,
     VenueManagementResolver,
+    BoardResolver,
     ...WEBHOOK_RESOLVERS,
   ],
   orphanedTypes: [VenueType],
@@ -172,6 +189,13 @@ export const ticketsSubgraph: SubgraphDefinition = {
       scope.config.webhooks.allowInsecure,
     ),
     new VenueManagementResolver(venueManagementOf(scope)),
+    new BoardResolver(
+      new BoardService(new BoardRepository(scope.em), venueManagementOf(scope), {
+        publicBaseUrl: scope.config.publicBaseUrl,
+        announce: (change) => announceAccessChange(scope.redis, scope.config.redisPrefix, change),
+        clientAddress: scope.headers[CLIENT_ADDRESS_HEADER] ?? null,
+      }),
+    ),
     ...webhookResolvers(
       venueManagementOf(scope),
       new WebhookEndpointService(scope.em, scope.config, sharedOf(scope).queues),

@@ -9,7 +9,7 @@ import {
   type FieldMessages,
 } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
-import { say, text } from '../../common/messages';
+import { say, text, type Message } from '../../common/messages';
 import type { SubgraphClient } from '../../common/subgraph-call';
 import type { AccessChange } from '../../contracts/tickets/access-change';
 import { mailFromMessages, type Mailer } from '../../common/mail';
@@ -24,7 +24,7 @@ import {
   type VenueApiKey,
   type VenueRole,
 } from './membership.repository';
-import { AuditLog, type AuditDetails, type AuditEvent } from '../../common/audit-log';
+import { AuditLog, type Actor, type AuditDetails, type AuditEvent } from '../../common/audit-log';
 import { VENUE_AUDIT } from './venue-audit';
 import { checkName } from './ticket.rules';
 import type { Venue } from './venue.entity';
@@ -139,6 +139,41 @@ export class VenueManagement {
   user(): number {
     if (this.userId === null) throw new UnauthenticatedError(say('identity.sign_in_required'));
     return this.userId;
+  }
+
+  /** The signed-in person's id; UNAUTHENTICATED without one. */
+  signedInUser(): number {
+    return this.user();
+  }
+
+  /**
+   * The caller's role where `action` is allowed; a stranger gets NOT_FOUND saying `notFound`, so a
+   * thing of another venue reads as one that does not exist.
+   */
+  async requireOr(venueId: number, action: VenueAction, notFound: Message): Promise<VenueRole> {
+    const role = await this.members.roleOf(venueId, this.user());
+    if (role === null) throw new NotFoundError(notFound);
+    if (!ALLOWED[action].includes(role)) throw new ForbiddenError(say('venue.role_forbidden', { role }));
+    return role;
+  }
+
+  /** Keeps a change made by someone other than the signed-in person (a board device pairing). */
+  async auditAs(
+    venueId: number,
+    actor: Actor,
+    action: string,
+    target: string,
+    details: AuditDetails,
+    clientAddress: string | null,
+  ): Promise<void> {
+    await new AuditLog(this.em, VENUE_AUDIT).record({
+      subjectId: venueId,
+      actor,
+      action,
+      target,
+      details,
+      clientAddress,
+    });
   }
 
   /**
@@ -426,7 +461,8 @@ export class VenueManagement {
     return venueId;
   }
 
-  private async managedBranch(id: string): Promise<Branch> {
+  /** A branch of a venue the caller manages (owner or manager); NOT_FOUND to anyone else. */
+  async managedBranch(id: string): Promise<Branch> {
     const branchId = parseRecordId(id);
     const branch = branchId === null ? null : await this.branchOrNull(branchId);
     if (branch === null) throw new NotFoundError(say('venue.branch_not_found'));
