@@ -12,6 +12,7 @@ import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budg
 import { byAddress, credentialOf, rateLimit } from './rate-limit';
 import { CV_PATHS, cvErrorHandler, cvRateLimitRefusal, cvRoutes } from './cv/cv.routes';
 import { cvPagesRoutes } from './public/cv-pages.routes';
+import { boardPagesRoutes } from './public/board-pages.routes';
 import { ticketPageRoutes } from './public/ticket-page.routes';
 import { ticketsRoutes } from './tickets/tickets.routes';
 import { API_PREFIX } from './route-table';
@@ -72,8 +73,9 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     }),
   );
   service.app.use(API_PREFIX, api);
-  service.app.use(['/t', '/cv', '/templates'], perAddress);
+  service.app.use(['/t', '/cv', '/templates', '/board', '/display', '/b'], perAddress);
   service.app.use(ticketPageRoutes(graph, config, budgets, policies.publicWrites));
+  service.app.use(boardPagesRoutes(graph, config));
   service.app.use(cvPagesRoutes(graph));
   service.app.use(unknownRoute);
   service.app.use(errorHandler(logger));

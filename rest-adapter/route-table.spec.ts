@@ -1,5 +1,6 @@
 import { CV_DOCUMENT_ROUTES } from './cv/cv.routes';
 import { ADAPTER_OPERATIONS } from './graph-client';
+import { BOARD_PAGE_ROUTES } from './public/board-pages.routes';
 import { CV_PAGE_ROUTES } from './public/cv-pages.routes';
 import { TICKET_PAGE_ROUTES, TICKET_PAGE_TOKEN_ROUTES } from './public/ticket-page.routes';
 import { openApiPath, type TableRoute } from './route-table';
@@ -11,6 +12,7 @@ const TABLES: Record<string, readonly TableRoute<never>[]> = {
   cv: CV_DOCUMENT_ROUTES,
   'cv pages': CV_PAGE_ROUTES,
   'ticket page': [...TICKET_PAGE_ROUTES, ...TICKET_PAGE_TOKEN_ROUTES],
+  'board pages': BOARD_PAGE_ROUTES,
 };
 
 describe('the route tables', () => {

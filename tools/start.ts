@@ -93,6 +93,7 @@ function summary(config: Config, demo: DemoData | null): string {
     '',
     'The platform is running:',
     `  REST API (legacy clients)   ${rest}`,
+    `  staff board                 http://${host}:${config.ports.rest}/board`,
     `  GraphQL gateway             ${graphql}`,
     `  tickets subgraph            http://${host}:${config.ports.tickets}/graphql`,
     `  cv subgraph                 http://${host}:${config.ports.cv}/graphql`,

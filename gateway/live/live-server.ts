@@ -25,7 +25,7 @@ import { NotFoundError, UnauthenticatedError } from '../../common/errors';
 import { languageOf, type TextLanguage } from '../../common/language';
 import type { Logger } from '../../common/logger';
 import { RedisSubscription, type Redis } from '../../common/redis';
-import { BRANCH_HEADER } from '../../contracts/identity/session';
+import { BRANCH_HEADER, sessionTokenOf } from '../../contracts/identity/session';
 import { accessChannel } from '../../contracts/tickets/access-change';
 import { liveEventsChannel, type LiveEvent } from '../../contracts/tickets/live-event';
 import { refusalOf } from '../../common/rate-budget';
@@ -309,7 +309,15 @@ export async function startLiveServer(options: {
         };
         const authorization = stringOr(params.authorization);
         const branchHeader = stringOr(params[BRANCH_HEADER]);
-        if (authorization !== undefined) {
+        if (
+          authorization !== undefined &&
+          branchHeader === undefined &&
+          sessionTokenOf(authorization) !== undefined
+        ) {
+          // A signed-in person before choosing a branch (the board's sign-in): their operations run
+          // as the session; a branch feed needs the branch named.
+          connection.authorization = authorization;
+        } else if (authorization !== undefined) {
           const branchId = await branchOf(authorization, branchHeader);
           if (branchId === null) return false;
           connection.authorization = authorization;

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -7,6 +6,7 @@ import QRCode from 'qrcode';
 import type { Config } from '../../common/config';
 import type { TextLanguage } from '../../common/language';
 import { projectRoot } from '../../common/paths';
+import { contentSecurityPolicy, IMMUTABLE, PageAssetFiles, sendAsset, type Asset } from './page-assets';
 import { TOKEN } from '../../common/patterns';
 import type { RateBudgets, RatePolicy } from '../../common/rate-budget';
 import { GraphOperationError, type GraphClient } from '../graph-client';
@@ -30,78 +30,16 @@ import {
   type WriteErrors,
 } from './ticket-page.requests';
 
-interface Asset {
-  body: Buffer;
-  gzipped?: Buffer;
-  type: string;
-  cacheControl: string;
-}
-
-const IMMUTABLE = 'public, max-age=31536000, immutable';
-
 /** The page's script and style under content-hashed names, and the fonts it embeds. */
 function loadAssets(): { files: Map<string, Asset>; page: PageAssets } {
-  const dir = join(projectRoot(), 'rest-adapter', 'public', 'assets');
-  const fonts = join(projectRoot(), 'node_modules', '@fontsource', 'noto-naskh-arabic', 'files');
-  const files = new Map<string, Asset>();
-  const hashed = (name: string, type: string) => {
-    const body = readFileSync(join(dir, name));
-    const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
-    const served = name.replace(/\.(\w+)$/, `.${hash}.$1`);
-    files.set(served, { body, gzipped: gzipSync(body, { level: 9 }), type, cacheControl: IMMUTABLE });
-    return `/t/assets/${served}`;
-  };
-  for (const [served, file] of [
-    ['naskh-arabic-400.woff2', 'noto-naskh-arabic-arabic-400-normal.woff2'],
-    ['naskh-arabic-700.woff2', 'noto-naskh-arabic-arabic-700-normal.woff2'],
-    ['naskh-latin-400.woff2', 'noto-naskh-arabic-latin-400-normal.woff2'],
-    ['naskh-latin-700.woff2', 'noto-naskh-arabic-latin-700-normal.woff2'],
-  ] as const) {
-    // Fonts keep their names (the stylesheet refers to them), so a week rather than forever.
-    files.set(`fonts/${served}`, {
-      body: readFileSync(join(fonts, file)),
-      type: 'font/woff2',
-      cacheControl: 'public, max-age=604800',
-    });
-  }
-  return {
-    files,
-    page: {
-      script: hashed('page.js', 'text/javascript; charset=utf-8'),
-      style: hashed('page.css', 'text/css; charset=utf-8'),
-    },
-  };
-}
-
-/** A strict policy: only the project's own files, and the gateway's socket for live updates. */
-function contentSecurityPolicy(liveUrl: string): string {
-  const live = new URL(liveUrl);
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "font-src 'self'",
-    "img-src 'self'",
-    "worker-src 'self'",
-    "manifest-src 'none'",
-    `connect-src 'self' ${live.protocol}//${live.host}`,
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-function sendAsset(req: Request, res: Response, asset: Asset): void {
-  res.setHeader('Content-Type', asset.type);
-  res.setHeader('Cache-Control', asset.cacheControl);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Vary', 'Accept-Encoding');
-  if (asset.gzipped !== undefined && /\bgzip\b/.test(req.get('accept-encoding') ?? '')) {
-    res.setHeader('Content-Encoding', 'gzip');
-    res.end(asset.gzipped);
-    return;
-  }
-  res.end(asset.body);
+  const assets = new PageAssetFiles('/t/assets', [
+    'naskh-arabic-400.woff2',
+    'naskh-arabic-700.woff2',
+    'naskh-latin-400.woff2',
+    'naskh-latin-700.woff2',
+  ]);
+  const page = { script: assets.hashed('page.js'), style: assets.hashed('page.css') };
+  return { files: assets.files, page };
 }
 
 /** What a ticket page route's handler works with. */

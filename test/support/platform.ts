@@ -73,6 +73,7 @@ export function platformEnv(config: Config, extra: NodeJS.ProcessEnv = {}): Node
     TICKETS_SUBGRAPH_URL: config.subgraphUrls.tickets,
     CV_SUBGRAPH_URL: config.subgraphUrls.cv,
     BILLING_SUBGRAPH_URL: config.subgraphUrls.billing,
+    IDENTITY_SUBGRAPH_URL: config.subgraphUrls.identity,
     GATEWAY_URL: config.gatewayUrl,
     PUBLIC_BASE_URL: config.publicBaseUrl,
     WEBHOOK_ALLOW_INSECURE: String(config.webhooks.allowInsecure),

@@ -1,0 +1,346 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { CHROMIUM_FLAGS } from '../../common/chromium';
+import { projectRoot } from '../../common/paths';
+import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { askGraph, bearer, signUpPerson, type SignedUp } from '../support/graph';
+import { platformEnv, startPlatform, type Platform } from '../support/platform';
+import { freePorts, startProcess } from '../support/processes';
+
+const ARTIFACTS = join(projectRoot(), 'test-artifacts');
+
+/**
+ * Waits for a condition in a page by polling on a timer: of the several tabs a test opens only one
+ * is in front, and a tab behind it gets no animation frames to poll on.
+ */
+function until(page: Page, condition: () => boolean | undefined, options: { timeout?: number } = {}) {
+  return page.waitForFunction(condition, { timeout: 10_000, ...options, polling: 100 });
+}
+const TABLET = { width: 1280, height: 800, deviceScaleFactor: 1 };
+const TV = { width: 1920, height: 1080, deviceScaleFactor: 1 };
+
+describe('the staff board and the room’s display in real headless Chromium', () => {
+  let database: TestDatabase;
+  let platform: Platform;
+  let events: RunningEvents;
+  let browser: Browser;
+  let origin: string;
+  let owner: SignedUp;
+  let venueId: string;
+  let branchId: string;
+  let posKey: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const [rest] = (await freePorts(1)) as [number];
+    origin = `http://127.0.0.1:${rest}`;
+    platform = await startPlatform(database, {
+      REST_PORT: String(rest),
+      PUBLIC_BASE_URL: origin,
+      PUBLIC_WRITE_RATE_LIMIT: '1000',
+    });
+    events = await startEvents(platform.config);
+    owner = await signUpPerson(platform.gatewayUrl, { email: 'board-owner@example.test', name: 'Owner' });
+    venueId = (
+      await data<{ createVenue: { id: string } }>(
+        'mutation { createVenue(input: { name: "مطعم الساحة" }) { id } }',
+      )
+    ).createVenue.id;
+    branchId = (
+      await data<{ createBranch: { id: string } }>(
+        'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
+        { i: { venueId, name: 'الكرادة' } },
+      )
+    ).createBranch.id;
+    // The POS works over REST, which needs the plan's API access; the board and display do not.
+    await data('mutation ($i: ChangePlanInput!) { changePlan(input: $i) { key } }', {
+      i: { venueId, plan: 'growth' },
+    });
+    posKey = (
+      await data<{ issueApiKey: { secret: string } }>(
+        'mutation ($i: IssueApiKeyInput!) { issueApiKey(input: $i) { secret } }',
+        { i: { branchId, name: 'POS' } },
+      )
+    ).issueApiKey.secret;
+    browser = await puppeteer.launch({
+      executablePath: platform.config.render.chromiumPath,
+      headless: true,
+      args: [...CHROMIUM_FLAGS],
+    });
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await events?.stop();
+    await platform?.stop();
+    await database.drop();
+  });
+
+  async function data<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+    const reply = await askGraph(platform.gatewayUrl, query, variables, bearer(owner.token));
+    expect(reply.errors).toBeUndefined();
+    return reply.data as T;
+  }
+
+  const rest = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${platform.restUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${posKey}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return (await response.json()) as Record<string, unknown>;
+  };
+
+  async function newDisplay(language: 'ar' | 'en' = 'ar'): Promise<{ id: string; url: string }> {
+    const { createDisplay } = await data<{ createDisplay: { url: string; display: { id: string } } }>(
+      'mutation ($i: CreateDisplayInput!) { createDisplay(input: $i) { url display { id } } }',
+      { i: { branchId, name: `TV ${language}`, language } },
+    );
+    return { id: createDisplay.display.id, url: createDisplay.url };
+  }
+
+  async function pairedBoard(language = 'ar'): Promise<{ page: Page; deviceId: string }> {
+    const { createBoardDevice } = await data<{ createBoardDevice: { url: string; device: { id: string } } }>(
+      'mutation ($i: CreateBoardDeviceInput!) { createBoardDevice(input: $i) { url device { id } } }',
+      { i: { branchId, name: 'Counter tablet' } },
+    );
+    const page = await browser.newPage();
+    page.on('console', (m) => console.log('BOARD', m.text()));
+    page.on('pageerror', (m) => console.log('BOARD ERR', String(m)));
+    await page.setViewport(TABLET);
+    await page.setExtraHTTPHeaders({ 'accept-language': language });
+    await page.goto(createBoardDevice.url, { waitUntil: 'load' });
+    await until(page, () => document.getElementById('board')?.dataset.state === 'live', {
+      timeout: 10_000,
+    });
+    return { page, deviceId: createBoardDevice.device.id };
+  }
+
+  async function openDisplay(url: string): Promise<Page> {
+    const page = await browser.newPage();
+    await page.setViewport(TV);
+    await page.goto(url, { waitUntil: 'load' });
+    await until(page, () => document.getElementById('display')?.dataset.state === 'live', {
+      timeout: 10_000,
+    });
+    return page;
+  }
+
+  const numbersIn = (page: Page, list: string) =>
+    page.$$eval(`[data-list="${list}"] li[data-number]`, (items) =>
+      items.map((item) => (item as HTMLElement).dataset.number),
+    );
+  const dataset = (page: Page, selector: string) =>
+    page.$eval(selector, (element) => ({ ...(element as HTMLElement).dataset }));
+
+  it('pairs a tablet from its link, creates and calls tickets, and the display chimes and speaks the call', async () => {
+    const display = await newDisplay('ar');
+    const tv = await openDisplay(display.url);
+    const { page: board } = await pairedBoard('ar');
+    try {
+      expect(await board.title()).toBe('لوحة الطلبات');
+      // A tap unlocks audio where the browser asks for one.
+      expect((await dataset(tv, '#display')).audio).toBe('locked');
+      // Each page is a tab of one browser; the one being touched is brought to the front, as a
+      // person's hand would be on a real screen.
+      await tv.bringToFront();
+      await tv.click('.unlock');
+      expect((await dataset(tv, '#display')).audio).toBe('on');
+
+      await board.bringToFront();
+      await board.type('.new-ticket input[name=number]', '42');
+      await board.type('.new-ticket input[name=customerName]', 'هدى');
+      await board.click('.new-ticket button[type=submit]');
+      await board.waitForSelector('[data-list="waiting"] li[data-number="42"]');
+      await tv.waitForSelector('[data-list="waiting"] li[data-number="42"]');
+
+      // Ready waits out its undo window: an undo sends nothing.
+      await board.click('li[data-number="42"] button[data-action=ready]');
+      await board.waitForSelector('li[data-number="42"] button[data-action=undo]');
+      await board.click('li[data-number="42"] button[data-action=undo]');
+      await board.waitForSelector('li[data-number="42"] button[data-action=ready]');
+      await new Promise((resolve) => setTimeout(resolve, 5_500));
+      expect(await numbersIn(tv, 'ready')).toEqual([]);
+
+      await board.click('li[data-number="42"] button[data-action=ready]');
+      await board.waitForSelector('[data-list="ready"] li[data-number="42"]', { timeout: 10_000 });
+      await tv.waitForSelector('[data-list="ready"] li[data-number="42"].latest', { timeout: 5_000 });
+      const called = await dataset(tv, '#display');
+      expect(Number(called.calls)).toBe(1);
+      expect(Number(called.chimes)).toBe(1);
+      expect(called.lastCall).toBe('الطلب رقم 42 جاهز');
+
+      // The ready alerted the customer, so the board holds the ring for the 30-second cooldown.
+      const ring = 'li[data-number="42"] button[data-action=ring]';
+      expect(await board.$eval(ring, (el) => [el.disabled, el.textContent])).toEqual([
+        true,
+        expect.stringMatching(/^تنبيه بعد \d+ ث$/) as unknown,
+      ]);
+      // Once the cooldown is over (moved back in the database rather than waited out), a ring
+      // calls again on the display.
+      const id = await board.$eval('li[data-number="42"]', (el) => (el as HTMLElement).dataset.id);
+      await database.query(
+        `update tickets.tickets set last_alert_at = now() - interval '31 seconds' where id = $1`,
+        [id],
+      );
+      await rest('POST', `/tickets/${String(id)}/ring`);
+      await until(tv, () => document.getElementById('display')?.dataset.calls === '2', {
+        timeout: 5_000,
+      });
+
+      await board.screenshot({ path: join(ARTIFACTS, 'board-ar.png') });
+      await tv.bringToFront();
+      await tv.screenshot({ path: join(ARTIFACTS, 'display-ar.png') });
+      await board.bringToFront();
+
+      // Collected leaves both screens.
+      await board.click('li[data-number="42"] button[data-action=collected]');
+      await until(tv, () => !document.querySelector('li[data-number="42"]'), { timeout: 5_000 });
+    } finally {
+      await board.close();
+      await tv.close();
+    }
+  });
+
+  it('shows a REST ready on the display within a second, in English by its setting', async () => {
+    const display = await newDisplay('en');
+    const tv = await openDisplay(display.url);
+    try {
+      expect(await tv.$eval('html', (html) => [html.lang, html.dir])).toEqual(['en', 'ltr']);
+      const ticket = await rest('POST', '/tickets', { number: '77' });
+      await tv.waitForSelector('[data-list="waiting"] li[data-number="77"]', { timeout: 5_000 });
+      const started = Date.now();
+      await rest('POST', `/tickets/${String(ticket.id)}/ready`);
+      await tv.waitForSelector('[data-list="ready"] li[data-number="77"]', { timeout: 5_000 });
+      const elapsed = Date.now() - started;
+      expect(elapsed).toBeLessThan(1_000);
+      await tv.bringToFront();
+      await tv.click('.unlock');
+      expect((await dataset(tv, '#display')).lastCall).toBe('Order number 77 is ready');
+      await tv.screenshot({ path: join(ARTIFACTS, 'display-en.png') });
+      await rest('POST', `/tickets/${String(ticket.id)}/collected`);
+    } finally {
+      await tv.close();
+    }
+  });
+
+  it('takes a revoked display and a revoked board device off at once', async () => {
+    const display = await newDisplay('ar');
+    const tv = await openDisplay(display.url);
+    const { page: board, deviceId } = await pairedBoard('en');
+    try {
+      expect(await board.$eval('html', (html) => [html.lang, html.dir])).toEqual(['en', 'ltr']);
+      await board.bringToFront();
+      await board.screenshot({ path: join(ARTIFACTS, 'board-en.png') });
+      await tv.bringToFront();
+      await data('mutation ($id: ID!) { revokeDisplay(id: $id) { id } }', { id: display.id });
+      await until(tv, () => document.getElementById('display')?.dataset.state === 'revoked', {
+        timeout: 5_000,
+      });
+      expect(await tv.$eval('.gone', (el) => (el as HTMLElement).hidden)).toBe(false);
+      expect((await fetch(display.url)).status).toBe(404);
+
+      await board.bringToFront();
+      await data('mutation ($id: ID!) { revokeBoardDevice(id: $id) { id } }', { id: deviceId });
+
+      await until(board, () => document.getElementById('board')?.dataset.state === 'setup', {
+        timeout: 5_000,
+      });
+      expect(await board.$eval('.setup-error', (el) => el.textContent)).toBe(
+        'This board was removed. Pair it again or sign in.',
+      );
+    } finally {
+      await board.close();
+      await tv.close();
+    }
+  });
+
+  it('lets a member sign in on the board, pick the branch, and refuses actions while offline', async () => {
+    // The board's live URL points at a gateway process of its own, which this test stops and restarts.
+    const [port, edgePort] = (await freePorts(2)) as [number, number];
+    const liveEnv = platformEnv(platform.config, { GATEWAY_PORT: String(port) });
+    const ready = `http://127.0.0.1:${port}/readyz`;
+    let live = await startProcess('gateway/main.js', liveEnv, ready);
+    const edge = await startProcess(
+      'rest-adapter/main.js',
+      platformEnv(platform.config, {
+        REST_PORT: String(edgePort),
+        PUBLIC_LIVE_URL: `ws://127.0.0.1:${port}/graphql`,
+      }),
+      `http://127.0.0.1:${edgePort}/readyz`,
+    );
+    const board = await browser.newPage();
+    await board.setViewport({ width: 390, height: 844, deviceScaleFactor: 1 });
+    try {
+      await board.goto(`http://127.0.0.1:${edgePort}/board`, { waitUntil: 'load' });
+      await until(board, () => document.getElementById('board')?.dataset.state === 'setup');
+      await board.type('.sign-in-form input[name=email]', owner.email);
+      await board.type('.sign-in-form input[name=password]', 'a long test passphrase');
+      await board.click('.sign-in-form button[type=submit]');
+      await until(board, () => !(document.querySelector('.branch-form') as HTMLElement).hidden);
+      await board.click('.branch-form button[type=submit]');
+      await until(board, () => document.getElementById('board')?.dataset.state === 'live');
+
+      const ticket = await rest('POST', '/tickets', { number: '88' });
+      await board.waitForSelector('[data-list="waiting"] li[data-number="88"]', { timeout: 5_000 });
+
+      await live.stop();
+      await until(board, () => !(document.querySelector('.offline') as HTMLElement).hidden, {
+        timeout: 5_000,
+      });
+      expect(await board.$eval('#board', (el) => el.classList.contains('stale'))).toBe(true);
+      await board.click('li[data-number="88"] button[data-action=ready]');
+      expect(await board.$eval('.notice', (el) => el.textContent)).toBe(
+        'Not sent: the board is offline. Try again when it reconnects.',
+      );
+      // What changed meanwhile shows after the reconnect.
+      await rest('POST', `/tickets/${String(ticket.id)}/ready`);
+      live = await startProcess('gateway/main.js', liveEnv, ready);
+      await board.waitForSelector('[data-list="ready"] li[data-number="88"]', { timeout: 20_000 });
+      expect(await board.$eval('.offline', (el) => (el as HTMLElement).hidden)).toBe(true);
+      await rest('POST', `/tickets/${String(ticket.id)}/collected`);
+    } finally {
+      await board.close();
+      await edge.stop();
+      await live.stop();
+    }
+  });
+
+  it('weighs each page under 150 KB gzip with its fonts, under a strict CSP, with nothing from elsewhere', async () => {
+    const display = await newDisplay('ar');
+    for (const url of [`${origin}/board`, display.url]) {
+      const tab = await browser.newPage();
+      const sizes: Record<string, number> = {};
+      const requests: string[] = [];
+      tab.on('request', (request) => requests.push(request.url()));
+      tab.on('response', (response) => {
+        if (!response.url().startsWith(origin)) return;
+        void response.buffer().then(
+          (body) => (sizes[response.url()] = gzipSync(body).length),
+          () => undefined,
+        );
+      });
+      try {
+        const response = await tab.goto(url, { waitUntil: 'networkidle0' });
+        const csp = response?.headers()['content-security-policy'] ?? '';
+        expect(csp).toContain("default-src 'none'");
+        expect(csp).not.toContain('unsafe-inline');
+        await tab.evaluate(() => document.fonts.ready);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const total = Object.values(sizes).reduce((sum, n) => sum + n, 0);
+        expect(Object.keys(sizes).some((name) => name.endsWith('.woff2'))).toBe(true);
+        expect(total).toBeLessThanOrEqual(150 * 1024);
+        const gateway = new URL(platform.gatewayUrl).host;
+        expect(requests.filter((seen) => !seen.startsWith(origin) && !seen.includes(gateway))).toEqual([]);
+      } finally {
+        await tab.close();
+      }
+    }
+  });
+});
