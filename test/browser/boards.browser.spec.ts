@@ -225,6 +225,18 @@ describe('the staff board and the room’s display in real headless Chromium', (
       expect((await dataset(tv, '#display')).lastCall).toBe('Order number 77 is ready');
       await tv.screenshot({ path: join(ARTIFACTS, 'display-en.png') });
       await rest('POST', `/tickets/${String(ticket.id)}/collected`);
+
+      // A manager switches it to Arabic from the panel: the screen follows on its own.
+      await data('mutation ($i: UpdateDisplayInput!) { updateDisplay(input: $i) { id } }', {
+        i: { displayId: display.id, language: 'ar' },
+      });
+      await until(
+        tv,
+        () =>
+          document.documentElement.lang === 'ar' &&
+          document.getElementById('display')?.dataset.state === 'live',
+      );
+      expect(await tv.$eval('.column.ready h2', (el) => el.textContent)).toBe('جاهز');
     } finally {
       await tv.close();
     }

@@ -120,6 +120,8 @@
   function onBoard(data) {
     var board = data && data.displayBoard;
     if (!board) return drop();
+    // A manager switched the display's language: its words and voice come with the page.
+    if (board.language !== lang) return window.location.reload();
     settings = board;
     root.querySelector('.display-title').textContent = board.venueName + ' · ' + board.branchName;
     // What left is not on the board; what came live before it is as new or newer.
