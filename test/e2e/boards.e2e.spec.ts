@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 import { askGraph, bearer, signUpPerson, type SignedUp } from '../support/graph';
 import { startPlatform, type Platform } from '../support/platform';
 import { waitUntil } from '../support/wait';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 type Result = Parameters<Parameters<Client['subscribe']>[1]['next']>[0];
 
@@ -33,7 +34,11 @@ describe('venue boards on the graph: paired board devices, displays, and their l
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    platform = await startPlatform(database, { PUBLIC_WRITE_RATE_LIMIT: '1000' });
+    platform = await startPlatform(database, {
+      PUBLIC_WRITE_RATE_LIMIT: '1000',
+      WEBHOOK_ALLOW_INSECURE: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms,100ms',
+    });
     events = await startEvents(platform.config);
   });
 
@@ -259,6 +264,56 @@ describe('venue boards on the graph: paired board devices, displays, and their l
     } finally {
       await tablet.close();
       await member.close();
+    }
+  });
+
+  it('sends one signed ticket.ready webhook for a ready marked on a board, as for any other door', async () => {
+    const owner = await person();
+    const { venueId, branchId } = await venueWithBranch(owner);
+    const receiver = new WebhookReceiver();
+    const url = await receiver.start();
+    try {
+      const { addWebhookEndpoint } = await data<{ addWebhookEndpoint: { secret: string } }>(
+        'mutation ($i: AddWebhookEndpointInput!) { addWebhookEndpoint(input: $i) { secret } }',
+        { i: { venueId, url, events: ['ticket.ready'] } },
+        bearer(owner.token),
+      );
+      receiver.secret = addWebhookEndpoint.secret;
+      const { createBoardDevice } = await data<{ createBoardDevice: { code: string } }>(
+        CREATE_DEVICE,
+        { i: { branchId, name: 'Tablet' } },
+        bearer(owner.token),
+      );
+      const { pairBoardDevice } = await data<{ pairBoardDevice: { secret: string } }>(
+        PAIR,
+        { code: createBoardDevice.code },
+        {},
+      );
+      const device = bearer(pairBoardDevice.secret);
+      const { createTicket } = await data<{ createTicket: { ticket: { id: string } } }>(
+        'mutation { createTicket(input: { number: "5" }) { ticket { id } } }',
+        {},
+        device,
+      );
+      await data(
+        'mutation ($id: ID) { markTicketReady(id: $id) { status } }',
+        { id: createTicket.ticket.id },
+        device,
+      );
+      // Marking it again is refused by the state rules, so nothing more can be sent.
+      const twice = await graph(
+        'mutation ($id: ID) { markTicketReady(id: $id) { status } }',
+        { id: createTicket.ticket.id },
+        device,
+      );
+      expect(twice.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      await receiver.waitFor((received) => received.length >= 1);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(
+        receiver.received.map((hook) => [hook.json.event, hook.verdict.ok, hook.json.data.ticket.id]),
+      ).toEqual([['ticket.ready', true, Number(createTicket.ticket.id)]]);
+    } finally {
+      await receiver.stop();
     }
   });
 
