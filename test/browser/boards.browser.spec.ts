@@ -122,9 +122,40 @@ describe('the staff board and the room’s display in real headless Chromium', (
     return { page, deviceId: createBoardDevice.device.id };
   }
 
-  async function openDisplay(url: string): Promise<Page> {
+  async function openDisplay(url: string, withVoice = false): Promise<Page> {
     const page = await browser.newPage();
     await page.setViewport(TV);
+    if (withVoice) {
+      // Headless Chromium has no voices; a TV with an Arabic one is stood in for before the page
+      // loads, recording what it is asked to say.
+      await page.evaluateOnNewDocument(() => {
+        const spoken: string[] = [];
+        const voice = {
+          lang: 'ar-IQ',
+          name: 'Stand-in Arabic',
+          localService: true,
+          default: true,
+          voiceURI: 'stand-in',
+        };
+        Object.defineProperty(window, 'spokenForTest', { value: spoken });
+        Object.defineProperty(window, 'speechSynthesis', {
+          value: {
+            getVoices: () => [voice],
+            speak: (utterance: { text: string; lang: string; onend?: () => void }) => {
+              spoken.push(`${utterance.lang}|${utterance.text}`);
+              setTimeout(() => utterance.onend?.(), 10);
+            },
+            cancel: () => undefined,
+            onvoiceschanged: null,
+          },
+        });
+        Object.defineProperty(window, 'SpeechSynthesisUtterance', {
+          value: function SpeechSynthesisUtterance(this: { text: string }, text: string) {
+            this.text = text;
+          },
+        });
+      });
+    }
     await page.goto(url, { waitUntil: 'load' });
     await until(page, () => document.getElementById('display')?.dataset.state === 'live', {
       timeout: 10_000,
@@ -141,7 +172,7 @@ describe('the staff board and the room’s display in real headless Chromium', (
 
   it('pairs a tablet from its link, creates and calls tickets, and the display chimes and speaks the call', async () => {
     const display = await newDisplay('ar');
-    const tv = await openDisplay(display.url);
+    const tv = await openDisplay(display.url, true);
     const { page: board } = await pairedBoard('ar');
     try {
       expect(await board.title()).toBe('لوحة الطلبات');
@@ -175,6 +206,11 @@ describe('the staff board and the room’s display in real headless Chromium', (
       expect(Number(called.calls)).toBe(1);
       expect(Number(called.chimes)).toBe(1);
       expect(called.lastCall).toBe('الطلب رقم 42 جاهز');
+      // The chime first, then the words, in the display's language, the number as a number.
+      await until(tv, () => document.getElementById('display')?.dataset.spoken === '1');
+      expect(
+        await tv.evaluate(() => (window as unknown as { spokenForTest: string[] }).spokenForTest),
+      ).toEqual(['ar-IQ|الطلب رقم 42 جاهز']);
 
       // The ready alerted the customer, so the board holds the ring for the 30-second cooldown.
       const ring = 'li[data-number="42"] button[data-action=ring]';
@@ -287,6 +323,9 @@ describe('the staff board and the room’s display in real headless Chromium', (
       }),
       `http://127.0.0.1:${edgePort}/readyz`,
     );
+    const display = await newDisplay('ar');
+    const tv = await openDisplay(`http://127.0.0.1:${edgePort}/display/${display.url.split('/').at(-1)!}`);
+    // The phone in hand is in front; the display keeps running behind it.
     const board = await browser.newPage();
     await board.setViewport({ width: 390, height: 844, deviceScaleFactor: 1 });
     try {
@@ -306,6 +345,9 @@ describe('the staff board and the room’s display in real headless Chromium', (
       await until(board, () => !(document.querySelector('.offline') as HTMLElement).hidden, {
         timeout: 5_000,
       });
+      await until(tv, () => document.getElementById('display')?.dataset.state === 'offline', {
+        timeout: 5_000,
+      });
       expect(await board.$eval('#board', (el) => el.classList.contains('stale'))).toBe(true);
       await board.click('li[data-number="88"] button[data-action=ready]');
       expect(await board.$eval('.notice', (el) => el.textContent)).toBe(
@@ -316,13 +358,17 @@ describe('the staff board and the room’s display in real headless Chromium', (
       live = await startProcess('gateway/main.js', liveEnv, ready);
       await board.waitForSelector('[data-list="ready"] li[data-number="88"]', { timeout: 20_000 });
       expect(await board.$eval('.offline', (el) => (el as HTMLElement).hidden)).toBe(true);
+      // The display catches up too, with the number that turned ready while it was away.
+      await tv.waitForSelector('[data-list="ready"] li[data-number="88"]', { timeout: 20_000 });
+      expect((await dataset(tv, '#display')).state).toBe('live');
       await rest('POST', `/tickets/${String(ticket.id)}/collected`);
     } finally {
+      await tv.close();
       await board.close();
       await edge.stop();
       await live.stop();
     }
-  });
+  }, 120_000);
 
   it('weighs each page under 150 KB gzip with its fonts, under a strict CSP, with nothing from elsewhere', async () => {
     const display = await newDisplay('ar');
