@@ -6,9 +6,12 @@
 
 /**
  * A change that makes cached access answers wrong: a revoked key (a board device's included), a
- * venue's new plan, or a display revoked or given new settings.
+ * venue's new plan, a display revoked or given new settings, or a person whose sessions ended or
+ * who left a venue (the identity and tickets subgraphs say so; live boards signed in as them are
+ * checked again).
  */
-export type AccessChange = { keyId: number } | { venueId: number } | { displayId: number };
+export type AccessChange =
+  { keyId: number } | { venueId: number } | { displayId: number } | { userId: number };
 
 export function accessChannel(redisPrefix: string): string {
   return `${redisPrefix}tickets:access-changed`;

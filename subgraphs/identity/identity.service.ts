@@ -111,6 +111,8 @@ export interface SessionPrincipal {
 }
 
 export interface IdentityContext {
+  /** Told after a person's sessions end, so what runs live on them (a staff board) stops at once. */
+  sessionsEnded(userId: number): Promise<void>;
   /** Where the links in mails lead: the panel's pages. */
   appBaseUrl: string;
   /** The caller's address as the gateway saw it, for the per-address limits. */
@@ -206,7 +208,18 @@ export class IdentityService {
 
   async signOut(): Promise<boolean> {
     const principal = this.require();
-    return this.users.revokeSession(principal.userId, principal.sessionId);
+    const ended = await this.users.revokeSession(principal.userId, principal.sessionId);
+    await this.ended(principal.userId);
+    return ended;
+  }
+
+  /** A failed announcement must not undo a sign-out: the session is gone either way. */
+  private async ended(userId: number): Promise<void> {
+    await this.context
+      .sessionsEnded(userId)
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error, userId }, 'could not announce ended sessions'),
+      );
   }
 
   async signOutEverywhere(): Promise<number> {
@@ -223,6 +236,7 @@ export class IdentityService {
     if (!(await this.users.revokeSession(principal.userId, sessionId)))
       throw new NotFoundError(say('identity.session_not_found'));
     await this.record(this.users, principal.userId, this.self(), 'session.revoked', `session:${sessionId}`);
+    await this.ended(principal.userId);
     return true;
   }
 
@@ -233,11 +247,13 @@ export class IdentityService {
   async endSessionsOf(email: string): Promise<{ userId: number; sessions: number }> {
     const user = await this.users.userByEmail(email.trim());
     if (user === null) throw new NotFoundError(say('identity.user_not_found'));
-    return this.users.transaction(async (users) => {
+    const ended = await this.users.transaction(async (users) => {
       const sessions = await users.revokeSessionsOf(user.id, null);
       await this.record(users, user.id, OPERATOR, 'sessions.ended', `user:${user.id}`, { sessions });
       return { userId: user.id, sessions };
     });
+    await this.ended(user.id);
+    return ended;
   }
 
   /** The signed-in person's log, newest first, by pages. */
@@ -278,7 +294,7 @@ export class IdentityService {
     const problems = passwordProblems(input.password);
     if (Object.keys(problems).length > 0) throw new ValidationError(problems);
     const passwordHash = await hashPassword(input.password);
-    await this.users.transaction(async (users) => {
+    const resetUser = await this.users.transaction(async (users) => {
       const userId = await users.consumeOneTimeToken('reset', hashSecret(input.token));
       if (userId === null) throw new ValidationError({ token: [say('identity.token_invalid')] });
       await users.setPassword(userId, passwordHash);
@@ -286,7 +302,9 @@ export class IdentityService {
       await this.record(users, userId, { type: 'user', id: userId }, 'password.reset', `user:${userId}`, {
         sessions,
       });
+      return userId;
     });
+    await this.ended(resetUser);
     return true;
   }
 
@@ -306,6 +324,7 @@ export class IdentityService {
       const sessions = await users.revokeSessionsOf(user.id, principal.sessionId);
       await this.record(users, user.id, this.self(), 'password.changed', `user:${user.id}`, { sessions });
     });
+    await this.ended(user.id);
     return true;
   }
 

@@ -11,6 +11,7 @@ import {
   SESSION_ID_HEADER,
   SESSION_USER_HEADER,
 } from '../../contracts/identity/session';
+import { accessChannel, type AccessChange } from '../../contracts/tickets/access-change';
 import { identityMigrations } from '../../migrations/identity';
 import { IdentityRepository } from './identity.repository';
 import { IdentityResolver } from './identity.resolver';
@@ -21,6 +22,8 @@ import { toUserType } from './user.type';
 export interface IdentityShared extends SharedState {
   mailer: Mailer;
   limits: SignInLimits;
+  /** Says that a person's sessions ended, so live boards signed in as them are closed at once. */
+  announceSessionsEnded(userId: number): Promise<void>;
 }
 
 export function startIdentityShared(base: { config: Config; redis: Redis; logger: Logger }): IdentityShared {
@@ -28,6 +31,10 @@ export function startIdentityShared(base: { config: Config; redis: Redis; logger
   return {
     mailer,
     limits: new SignInLimits(base.redis, base.config.redisPrefix, base.config.signUpRateLimit),
+    announceSessionsEnded: async (userId) => {
+      const change: AccessChange = { userId };
+      await base.redis.publish(accessChannel(base.config.redisPrefix), JSON.stringify(change));
+    },
     close: () => mailer.close(),
   };
 }
@@ -47,6 +54,7 @@ export function identityService(
   headers: Record<string, string | undefined> = {},
 ): IdentityService {
   return new IdentityService(new IdentityRepository(em), shared.limits, shared.mailer, logger, {
+    sessionsEnded: (userId) => shared.announceSessionsEnded(userId),
     appBaseUrl: config.publicBaseUrl,
     clientAddress: headers[CLIENT_ADDRESS_HEADER] ?? 'unknown',
     principal: principalOf(headers),

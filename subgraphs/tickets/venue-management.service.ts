@@ -435,6 +435,8 @@ export class VenueManagement {
       const action = userId === this.user() ? 'member.left' : 'member.removed';
       await this.audit(venueId, action, `user:${userId}`, {}, em);
     });
+    // A staff board open as them at this venue closes at once, not at their next action.
+    await this.outside.announce({ userId });
     return true;
   }
 

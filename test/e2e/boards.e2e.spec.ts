@@ -261,6 +261,11 @@ describe('venue boards on the graph: paired board devices, displays, and their l
       await waitUntil(() => tablet.closes.length > 0, 10_000, 'the revoked device’s socket to close');
       expect(tablet.closes[0]).toBe(4403);
       expect(member.closes).toEqual([]);
+
+      // Signing out closes the member's board at once: it was reading customers' names.
+      await data('mutation { signOut }', {}, bearer(owner.token));
+      await waitUntil(() => member.closes.length > 0, 10_000, 'the signed-out member’s socket to close');
+      expect(member.closes[0]).toBe(4403);
     } finally {
       await tablet.close();
       await member.close();
