@@ -2,28 +2,13 @@ import { escapeHtml as e } from '../../common/html';
 import type { TextLanguage } from '../../common/language';
 import { text, type MessageId } from '../../common/messages';
 import { RING_INTERVAL_SECONDS } from '../../contracts/tickets/ticket.limits';
-import type { PageAssets } from './ticket-page.html';
+import { documentStart, type PageAssets } from './ticket-page.html';
 
 /** The words a page's script needs, in the page's language, by the names it uses. */
 function wordsOf(language: TextLanguage, ids: Record<string, MessageId>): string {
   const words: Record<string, string> = {};
   for (const [name, id] of Object.entries(ids)) words[name] = text(id, language);
   return e(JSON.stringify(words));
-}
-
-function documentStart(language: TextLanguage, title: string, assets: PageAssets, bodyClass: string): string {
-  return `<!doctype html>
-<html lang="${language}" dir="${language === 'ar' ? 'rtl' : 'ltr'}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<meta name="referrer" content="no-referrer">
-<title>${e(title)}</title>
-<link rel="stylesheet" href="${assets.style}">
-<script src="${assets.script}" defer></script>
-</head>
-<body class="${bodyClass}">`;
 }
 
 const otherLanguage = (language: TextLanguage) =>

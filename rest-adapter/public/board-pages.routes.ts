@@ -6,7 +6,7 @@ import { GraphOperationError, type GraphClient } from '../graph-client';
 import { pageRouteFor, registerRoutes, type PageRoute } from '../route-table';
 import { boardPage, displayPage } from './board-pages.html';
 import { OPEN_DISPLAY } from './board-pages.operations';
-import { contentSecurityPolicy, PageAssetFiles, sendAsset, type Asset } from './page-assets';
+import { contentSecurityPolicy, PageAssetFiles, sendAssetAt, type Asset } from './page-assets';
 import type { PageAssets } from './ticket-page.html';
 import { pageLanguage } from './ticket-page.requests';
 
@@ -48,14 +48,7 @@ export const BOARD_PAGE_ROUTES: readonly PageRoute<BoardPagesDependencies>[] = [
     path: '/b/assets/*path',
     operations: [],
     summary: 'The board’s and the display’s scripts and styles under content-hashed names, and their fonts',
-    handler: (req, res, { files }, next) => {
-      const asset = files.get(req.params.path.join('/'));
-      if (asset === undefined) {
-        next();
-        return;
-      }
-      sendAsset(req, res, asset);
-    },
+    handler: (req, res, { files }, next) => sendAssetAt(req, res, files, next),
   }),
   ...(['/board', '/board/pair'] as const).map((path) =>
     route({

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { projectRoot } from '../../common/paths';
 
 /** A file a public page loads, ready to send as is or gzipped. */
@@ -89,4 +89,19 @@ export function sendAsset(req: Request, res: Response, asset: Asset): void {
     return;
   }
   res.end(asset.body);
+}
+
+/** Answers `GET <prefix>/*path` from `files`, or passes on to the next route (a 404). */
+export function sendAssetAt(
+  req: Request<{ path: string[] }>,
+  res: Response,
+  files: Map<string, Asset>,
+  next: NextFunction,
+): void {
+  const asset = files.get(req.params.path.join('/'));
+  if (asset === undefined) {
+    next();
+    return;
+  }
+  sendAsset(req, res, asset);
 }

@@ -43,7 +43,12 @@ function wordsIn(language: TextLanguage) {
 const STATUSES = ['waiting', 'ready', 'collected', 'cancelled'] as const;
 
 /** Everything up to `<body>`: language and direction, the policy-friendly head, the assets. */
-function documentStart(language: TextLanguage, title: string, assets: PageAssets, live: boolean): string {
+export function documentStart(
+  language: TextLanguage,
+  title: string,
+  assets: { style: string; script?: string },
+  bodyClass?: string,
+): string {
   return `<!doctype html>
 <html lang="${language}" dir="${language === 'ar' ? 'rtl' : 'ltr'}">
 <head>
@@ -52,9 +57,9 @@ function documentStart(language: TextLanguage, title: string, assets: PageAssets
 <meta name="robots" content="noindex">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${assets.style}">${live ? `\n<script src="${assets.script}" defer></script>` : ''}
+<link rel="stylesheet" href="${assets.style}">${assets.script !== undefined ? `\n<script src="${assets.script}" defer></script>` : ''}
 </head>
-<body>`;
+<body${bodyClass !== undefined ? ` class="${bodyClass}"` : ''}>`;
 }
 
 /** Hours and minutes in the venue's zone, with the page language's digits. */
@@ -90,7 +95,7 @@ export function ticketPage(
         `<label class="star"><input type="radio" name="rating" value="${n}" required><span aria-label="${e(say('page.ticket.rating', { n }))}">★</span></label>`,
     )
     .join('');
-  return `${documentStart(language, say('page.ticket.title', { number: ticket.number }), assets, true)}
+  return `${documentStart(language, say('page.ticket.title', { number: ticket.number }), assets)}
 <main id="ticket" data-status="${status}" data-token="${e(token)}" data-live-url="${e(liveUrl)}" data-lang="${language}" data-ring-count="${ticket.ringCount}" data-updated-at="${e(ticket.updatedAt)}" data-alerts="${ticket.alertsEnabled}" data-timezone="${e(ticket.timezone)}"${ticket.pushKey ? ` data-push-key="${e(ticket.pushKey)}"` : ''}>
 <header>
 <p class="venue"><bdi>${e(ticket.venueName)}</bdi> · <bdi>${e(ticket.branchName)}</bdi></p>
@@ -131,7 +136,7 @@ ${
 
 /** The friendly page for a token that names no ticket (served with 404). */
 export function notFoundPage(language: TextLanguage, assets: PageAssets): string {
-  return `${documentStart(language, '404', assets, false)}
+  return `${documentStart(language, '404', { style: assets.style })}
 <main id="ticket" data-status="missing">
 <section class="card"><p class="status">${escapeHtml(text('page.ticket.not_found', language))}</p></section>
 </main>

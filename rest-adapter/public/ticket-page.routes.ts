@@ -6,7 +6,14 @@ import QRCode from 'qrcode';
 import type { Config } from '../../common/config';
 import type { TextLanguage } from '../../common/language';
 import { projectRoot } from '../../common/paths';
-import { contentSecurityPolicy, IMMUTABLE, PageAssetFiles, sendAsset, type Asset } from './page-assets';
+import {
+  contentSecurityPolicy,
+  IMMUTABLE,
+  PageAssetFiles,
+  sendAsset,
+  sendAssetAt,
+  type Asset,
+} from './page-assets';
 import { TOKEN } from '../../common/patterns';
 import type { RateBudgets, RatePolicy } from '../../common/rate-budget';
 import { GraphOperationError, type GraphClient } from '../graph-client';
@@ -88,14 +95,7 @@ export const TICKET_PAGE_ROUTES: readonly TicketPageRoute[] = [
     path: '/t/assets/*path',
     operations: [],
     summary: 'The page’s script and style under content-hashed names, and its fonts',
-    handler: (req, res, { files }, next) => {
-      const asset = files.get(req.params.path.join('/'));
-      if (asset === undefined) {
-        next();
-        return;
-      }
-      sendAsset(req, res, asset);
-    },
+    handler: (req, res, { files }, next) => sendAssetAt(req, res, files, next),
   }),
   route({
     method: 'get',
