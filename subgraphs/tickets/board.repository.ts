@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../common/database';
 import type { TextLanguage } from '../../common/language';
+import { TICKET_SCOPES } from './api-key.entity';
 
 /** A board device as the panel lists it: a branch key of kind `board`. */
 export interface BoardDevice {
@@ -110,8 +111,9 @@ export class BoardRepository {
     const id = await this.em.transactional(async (em) => {
       const [row] = await em.execute<{ id: string }[]>(
         `insert into tickets.api_keys (branch_id, name, scopes, prefix, key_hash, kind, created_by_user_id)
-         values (?, ?, '{tickets:read,tickets:write}', '', ?, 'board', ?) returning id`,
-        [fields.branchId, fields.name, fields.placeholderHash, fields.userId],
+         values (?, ?, ?::text[], '', ?, 'board', ?) returning id`,
+        // Every ticket scope: a device does the tickets work a branch key may.
+        [fields.branchId, fields.name, `{${TICKET_SCOPES.join(',')}}`, fields.placeholderHash, fields.userId],
       );
       await em.execute(
         `insert into tickets.board_pairings (api_key_id, code_hash, expires_at)

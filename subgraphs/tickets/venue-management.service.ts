@@ -124,14 +124,14 @@ export class VenueManagement {
     const venue = parseRecordId(venueId);
     const user = parseRecordId(userId);
     if (venue === null || user === null) throw new NotFoundError(say('venue.not_found'));
-    await new AuditLog(this.em, VENUE_AUDIT).record({
-      subjectId: venue,
-      actor: { type: 'user', id: user },
-      action: 'plan.changed',
-      target: `venue:${venue}`,
-      details: { plan },
+    await this.auditAs(
+      venue,
+      { type: 'user', id: user },
+      'plan.changed',
+      `venue:${venue}`,
+      { plan },
       clientAddress,
-    });
+    );
     return true;
   }
 
@@ -180,11 +180,8 @@ export class VenueManagement {
    * The caller's role at the venue, when it allows `action`. A venue the caller is not a member of
    * does not exist for them (NOT_FOUND); a role that does not allow it is FORBIDDEN.
    */
-  async require(venueId: number, action: VenueAction): Promise<VenueRole> {
-    const role = await this.members.roleOf(venueId, this.user());
-    if (role === null) throw new NotFoundError(say('venue.not_found'));
-    if (!ALLOWED[action].includes(role)) throw new ForbiddenError(say('venue.role_forbidden', { role }));
-    return role;
+  require(venueId: number, action: VenueAction): Promise<VenueRole> {
+    return this.requireOr(venueId, action, say('venue.not_found'));
   }
 
   /** Any user's role at a venue: the platform's own question (billing's plan changes). */
@@ -319,9 +316,7 @@ export class VenueManagement {
     const keyId = parseRecordId(id);
     const venueId = keyId === null ? null : await this.members.venueOfKey(keyId);
     if (keyId === null || venueId === null) throw new NotFoundError(say('venue.key_not_found'));
-    const role = await this.members.roleOf(venueId, this.user());
-    if (role === null) throw new NotFoundError(say('venue.key_not_found'));
-    if (!ALLOWED.manage.includes(role)) throw new ForbiddenError(say('venue.role_forbidden', { role }));
+    await this.requireOr(venueId, 'manage', say('venue.key_not_found'));
     await this.keys.revoke(keyId);
     await this.outside.announce({ keyId });
     await this.audit(venueId, 'api_key.revoked', `api_key:${keyId}`);
@@ -468,9 +463,7 @@ export class VenueManagement {
     const branchId = parseRecordId(id);
     const branch = branchId === null ? null : await this.branchOrNull(branchId);
     if (branch === null) throw new NotFoundError(say('venue.branch_not_found'));
-    const role = await this.members.roleOf(branch.venueId, this.user());
-    if (role === null) throw new NotFoundError(say('venue.branch_not_found'));
-    if (!ALLOWED.manage.includes(role)) throw new ForbiddenError(say('venue.role_forbidden', { role }));
+    await this.requireOr(branch.venueId, 'manage', say('venue.branch_not_found'));
     return branch;
   }
 }
