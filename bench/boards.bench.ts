@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   const boards = flag('boards', 50);
   const env = benchEnv({
     TICKETS_RATE_LIMIT: '100000000',
+    SESSION_RATE_LIMIT: '100000000',
     PUBLIC_WRITE_RATE_LIMIT: '100000000',
     SIGNUP_RATE_LIMIT: '100000000',
   });

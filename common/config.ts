@@ -87,6 +87,7 @@ const configSchema = z.object({
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
+  SESSION_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
   SIGNUP_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
@@ -164,6 +165,8 @@ export interface Config {
   ticketsRateLimit: number;
   /** cv-api.md: requests a minute per account over the CV API. */
   cvRateLimit: number;
+  /** Requests a minute per signed-in person on the graph, over all of their sessions. */
+  sessionRateLimit: number;
   /** Sign-ups an hour per client address. */
   signUpRateLimit: number;
   /**
@@ -289,6 +292,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
     cvRateLimit: raw.CV_RATE_LIMIT,
+    sessionRateLimit: raw.SESSION_RATE_LIMIT,
     signUpRateLimit: raw.SIGNUP_RATE_LIMIT,
     internalSecret: raw.INTERNAL_SECRET ?? DEVELOPMENT_INTERNAL_SECRET,
     graphqlLimits: {

@@ -13,7 +13,7 @@ import { text } from './messages';
  * operations all add to the same number.
  */
 export interface RatePolicy {
-  name: 'tickets' | 'cv' | 'cv-exports' | 'public' | 'public-writes';
+  name: 'tickets' | 'cv' | 'cv-exports' | 'people' | 'public' | 'public-writes';
   quota: number;
   windowSeconds: number;
 }
@@ -28,13 +28,19 @@ export const PUBLIC_WRITE_RATE_LIMIT = 30;
 
 /** Every budget, from the configuration: the documents' limits unless an operator raised them. */
 export function ratePolicies(
-  config: Pick<Config, 'ticketsRateLimit' | 'cvRateLimit' | 'publicRateLimit' | 'publicWriteRateLimit'>,
-): Record<'tickets' | 'cv' | 'public' | 'publicWrites', RatePolicy> {
+  config: Pick<
+    Config,
+    'ticketsRateLimit' | 'cvRateLimit' | 'sessionRateLimit' | 'publicRateLimit' | 'publicWriteRateLimit'
+  >,
+): Record<'tickets' | 'cv' | 'people' | 'public' | 'publicWrites', RatePolicy> {
   return {
     // ticket-calling-api.md: 120 requests a minute per key, over every endpoint.
     tickets: { name: 'tickets', quota: config.ticketsRateLimit, windowSeconds: 60 },
     // cv-api.md: 60 requests a minute per account, whichever of its keys is used.
     cv: { name: 'cv', quota: config.cvRateLimit, windowSeconds: 60 },
+    // A signed-in person's requests (the control panel, a member's board), whichever session they
+    // use and wherever they come from: staff of one venue often share one address.
+    people: { name: 'people', quota: config.sessionRateLimit, windowSeconds: 60 },
     // Requests without a credential (pages, QR images, token-addressed operations, the catalogue).
     public: { name: 'public', quota: config.publicRateLimit, windowSeconds: 60 },
     publicWrites: { name: 'public-writes', quota: config.publicWriteRateLimit, windowSeconds: 60 },
@@ -44,6 +50,11 @@ export function ratePolicies(
 /** A ticket key is counted by the SHA-256 of the header that carries it, never by the key itself. */
 export function ticketKeyIdentity(authorization: string): string {
   return `key:${createHash('sha256').update(authorization).digest('hex')}`;
+}
+
+/** A signed-in person is counted as themselves, whichever of their sessions they use. */
+export function personIdentity(userId: string): string {
+  return `user:${userId}`;
 }
 
 /** A caller without a credential is counted by its client address. */
@@ -169,13 +180,14 @@ const REFUSED_SECONDS = 60;
 /** Stored in Redis for a credential the graph refused. */
 const REFUSED = '-';
 
-/** The kinds of credential a budget is kept for: a ticket key, a CV account's key. */
-export type CredentialKind = 'tickets' | 'cv';
+/** The kinds of credential a budget is kept for: a ticket key, a CV account's key, a session. */
+export type CredentialKind = 'tickets' | 'cv' | 'session';
 
 /**
  * Which budget identity a credential counts as, as the graph last said: a ticket key as itself
  * (`key:<sha256>`), a CV key as its account (`account:<id>`, so every key of an account shares
- * one count), and a credential the graph refuses as nothing (null): its requests count against
+ * one count), a session as its person (`user:<id>`, so signing in again starts no new count), and
+ * a credential the graph refuses as nothing (null): its requests count against
  * the client address, so inventing credentials cannot escape the per-address budget. The answer is
  * kept in Redis, shared by every replica of both doors, and briefly in the process.
  */

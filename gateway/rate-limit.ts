@@ -7,6 +7,7 @@ import { languageOf, type TextLanguage } from '../common/language';
 import type { Logger } from '../common/logger';
 import {
   addressIdentity,
+  personIdentity,
   rateLimitHeaders,
   refusalMessage,
   refusalOf,
@@ -18,6 +19,7 @@ import {
   type RatePolicy,
   type ratePolicies,
 } from '../common/rate-budget';
+import { sessionTokenOf } from '../contracts/identity/session';
 import type { GatewayContext } from './header-forwarding.data-source';
 import type { RunQuery } from './live/live-hub';
 
@@ -69,7 +71,9 @@ export class GatewayRateLimits {
   /** The credentials a request carries, by kind. */
   private static credentialsOf(headers: GatewayContext['headers']): [CredentialKind, string][] {
     const found: [CredentialKind, string][] = [];
-    if (headers.authorization) found.push(['tickets', headers.authorization]);
+    const { authorization } = headers;
+    if (authorization)
+      found.push([sessionTokenOf(authorization) === undefined ? 'tickets' : 'session', authorization]);
     const apiKey = headers['x-api-key']?.trim();
     if (apiKey) found.push(['cv', apiKey]);
     return found;
@@ -77,6 +81,18 @@ export class GatewayRateLimits {
 
   /** Asks the graph who a credential is; null when it refuses it, a throw when it cannot tell. */
   private async lookup(kind: CredentialKind, credential: string): Promise<string | null> {
+    if (kind === 'session') {
+      // The gateway's runQuery turns the session into its person, as for any operation.
+      const answer = await this.options.runQuery(
+        'query RateLimitPerson { viewer { id } }',
+        {},
+        { authorization: credential },
+      );
+      const viewer = (answer.data as { viewer?: { id?: string } | null } | null | undefined)?.viewer;
+      if (viewer === null) return null;
+      if (viewer?.id !== undefined) return personIdentity(viewer.id);
+      throw new Error(`could not tell whose session it is: ${answer.errors?.[0]?.message ?? 'no answer'}`);
+    }
     const answer =
       kind === 'tickets'
         ? await this.options.runQuery(
@@ -123,7 +139,7 @@ export class GatewayRateLimits {
         }
         who = await credentials.of(kind, credential, () => this.lookup(kind, credential));
       }
-      if (who !== null) counted.push({ policy: kind === 'tickets' ? policies.tickets : policies.cv, who });
+      if (who !== null) counted.push({ policy: policies[kind === 'session' ? 'people' : kind], who });
     }
     if (counted.length === 0 && decisions.length === 0) counted.push(byAddress);
     return [...decisions, ...(await budgets.takeAll(counted))];

@@ -29,7 +29,13 @@ interface Operation {
 type Paths = Record<string, Record<string, Operation>>;
 
 // Limits no deployment uses, so a figure copied into prose instead of read from them shows.
-const config = { ticketsRateLimit: 7, cvRateLimit: 9, publicRateLimit: 11, publicWriteRateLimit: 13 };
+const config = {
+  ticketsRateLimit: 7,
+  cvRateLimit: 9,
+  sessionRateLimit: 10,
+  publicRateLimit: 11,
+  publicWriteRateLimit: 13,
+};
 const policies = ratePolicies(config);
 const RENDER_TIMEOUT_MS = 2_500;
 const BASE = 'https://api.example.test';

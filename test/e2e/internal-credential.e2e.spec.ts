@@ -24,7 +24,8 @@ describe('subgraphs answer only the platform', () => {
       JSON.stringify(
         await database.query(
           `select (select count(*) from tickets.tickets) as tickets, (select count(*) from cv.cvs) as cvs,
-                  (select count(*) from billing.usage_months) as usage`,
+                  (select count(*) from billing.usage_months) as usage,
+                  (select count(*) from identity.users) as users`,
         ),
       );
   });
@@ -34,7 +35,7 @@ describe('subgraphs answer only the platform', () => {
     await database.drop();
   });
 
-  const subgraphUrl = (name: 'tickets' | 'cv' | 'billing') => platform.config.subgraphUrls[name];
+  const subgraphUrl = (name: 'tickets' | 'cv' | 'billing' | 'identity') => platform.config.subgraphUrls[name];
 
   async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
     const response = await fetch(url, {
@@ -47,7 +48,7 @@ describe('subgraphs answer only the platform', () => {
 
   const platformHeaders = () => ({ [INTERNAL_CREDENTIAL_HEADER]: platform.config.internalSecret });
 
-  it.each(['tickets', 'cv', 'billing'] as const)(
+  it.each(['tickets', 'cv', 'billing', 'identity'] as const)(
     'the %s subgraph refuses _service, _entities and mutations without the credential, running nothing',
     async (name) => {
       const before = await rows();
@@ -63,6 +64,10 @@ describe('subgraphs answer only the platform', () => {
             query: 'mutation { meterCvDownload(accountId: "1") { allowed } }',
           },
           { query: 'mutation { createTicket(input: {}) { ticket { id } } }' },
+          {
+            query: `mutation { signUp(input: { email: "stranger@example.test", password: "a long test passphrase",
+              name: "Stranger", language: "en" }) { token } }`,
+          },
         ]) {
           const answer = await post(subgraphUrl(name), body, headers);
           expect(answer.status).toBe(401);

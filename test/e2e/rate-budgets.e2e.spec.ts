@@ -12,11 +12,13 @@ import {
   startPlatform,
 } from '../support/platform';
 import { awayFromWindowEdge } from '../support/wait';
+import { askGraph, bearer, signUpPerson } from '../support/graph';
 
 /** Small quotas, so a test reaches each limit in a handful of requests. */
 const TICKETS_QUOTA = 12;
 const CV_QUOTA = 20;
 const PUBLIC_QUOTA = 40;
+const SESSION_QUOTA = 16;
 
 interface GraphAnswer {
   status: number;
@@ -42,6 +44,7 @@ describe('one budget per credential, whatever the door: REST, GraphQL over HTTP,
       TICKETS_RATE_LIMIT: String(TICKETS_QUOTA),
       CV_RATE_LIMIT: String(CV_QUOTA),
       PUBLIC_RATE_LIMIT: String(PUBLIC_QUOTA),
+      SESSION_RATE_LIMIT: String(SESSION_QUOTA),
     });
   });
 
@@ -282,6 +285,50 @@ describe('one budget per credential, whatever the door: REST, GraphQL over HTTP,
     const refused = await graphql(byToken, invented());
     expect(refused.status).toBe(429);
     expect(refused.body.errors?.[0]?.message).toMatch(/per client address/);
+  });
+
+  it('counts a signed-in person once over all their sessions and addresses, on HTTP and graphql-ws', async () => {
+    const password = 'a long test passphrase';
+    const person = await signUpPerson(platform.gatewayUrl, { email: 'rana@example.test', name: 'Rana' });
+    const signIn = `mutation ($i: SignInInput!) { signIn(input: $i) { token } }`;
+    const second = await askGraph(platform.gatewayUrl, signIn, { i: { email: person.email, password } });
+    const otherSession = (second.data as { signIn: { token: string } }).signIn.token;
+    const colleague = await signUpPerson(platform.gatewayUrl, { email: 'omar@example.test', name: 'Omar' });
+    await awayFromWindowEdge();
+    const viewer = '{ viewer { id } }';
+    // A venue's staff often share one address: each person has a budget of their own.
+    const fromVenue = { 'x-forwarded-for': '203.0.113.40' };
+    const ws = socket({ authorization: `Bearer ${person.token}` });
+    expect((await overSocket(ws.client, viewer)).errors).toBeUndefined();
+    for (let i = 2; i <= SESSION_QUOTA; i += 1) {
+      const headers =
+        i % 2 === 0
+          ? { ...fromVenue, ...bearer(person.token) }
+          : { 'x-forwarded-for': '198.51.100.9', ...bearer(otherSession) };
+      const answer = await graphql(viewer, headers);
+      expect(answer.body.data).toEqual({ viewer: { id: person.id } });
+      expect(remainingOf(answer.headers, 'people')).toBe(SESSION_QUOTA - i);
+      // A session not seen before is looked up after its address is counted once (see above).
+      if (i > 3) expect(answer.headers.get('ratelimit-policy')).toBe(`"people";q=${SESSION_QUOTA};w=60`);
+    }
+    const refused = await graphql(viewer, { ...fromVenue, ...bearer(otherSession) });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(refused.body.errors?.[0]?.message).toMatch(/per signed-in person/);
+    expect((await overSocket(ws.client, viewer)).errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(ws.closed()).toBe(false);
+    const theirs = await graphql(viewer, { ...fromVenue, ...bearer(colleague.token) });
+    expect(theirs.body.data).toEqual({ viewer: { id: colleague.id } });
+    expect(remainingOf(theirs.headers, 'people')).toBe(SESSION_QUOTA - 1);
+    // A token no session has counts against its address, like any invented credential.
+    const invented = await graphql(viewer, {
+      ...fromVenue,
+      ...bearer(`ses_${randomBytes(32).toString('base64url')}`),
+    });
+    expect(invented.body.data).toEqual({ viewer: null });
+    expect(invented.headers.get('ratelimit-policy')).toBe(`"public";q=${PUBLIC_QUOTA};w=60`);
+    await ws.client.dispose();
   });
 
   it('counts the page’s writes and mutations without a credential in one tighter budget per address', async () => {

@@ -80,6 +80,7 @@ export async function startFuzzStack(): Promise<FuzzStack> {
     platform = await startPlatform(database, {
       TICKETS_RATE_LIMIT: UNLIMITED,
       CV_RATE_LIMIT: UNLIMITED,
+      SESSION_RATE_LIMIT: UNLIMITED,
       PUBLIC_RATE_LIMIT: UNLIMITED,
     });
     const { branch, readOnly, account } = await seedRecords(platform, database);
