@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Config } from './config';
 import type { Logger } from './logger';
@@ -32,7 +32,22 @@ export interface HttpServiceOptions {
   shutdownTimeoutMs: number;
   /** Figures `/healthz` reports beside its status, such as a gateway's live subscribers. */
   health?: () => Record<string, unknown>;
+  /** The most header bytes a request may carry (answered 431 past it); Node's 16 KiB if unset. */
+  maxHeaderBytes?: number;
 }
+
+/**
+ * Header limits along a request's way, each hop's above the one before it: what a hop accepted,
+ * plus the headers it adds when passing the request on (the internal credential, the request id,
+ * the session's person), must fit the next hop's limit, or a header the client was allowed to send
+ * turns into a server error one hop later. The gateway keeps Node's 16 KiB for its clients.
+ */
+export const HEADER_LIMITS = {
+  /** A little under the gateway's, so the adapter's own headers fit on top. */
+  restAdapter: 15 * 1024,
+  /** Room for what the gateway accepted (16 KiB over HTTP, a socket's parameters) and its own headers. */
+  subgraph: 32 * 1024,
+} as const;
 
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
@@ -51,6 +66,7 @@ export class HttpService {
     name: string,
     logger: Logger,
     backing: { postgres: () => Promise<unknown>; redis: Redis; health?: () => Record<string, unknown> },
+    maxHeaderBytes?: number,
   ): HttpService {
     return new HttpService({
       name,
@@ -62,6 +78,7 @@ export class HttpService {
       readyCheckTimeoutMs: config.readyCheckTimeoutMs,
       shutdownTimeoutMs: config.shutdownTimeoutMs,
       health: backing.health,
+      maxHeaderBytes,
     });
   }
 
@@ -96,7 +113,10 @@ export class HttpService {
   }
 
   async listen(port: number, host: string): Promise<number> {
-    const server = this.app.listen(port, host);
+    const server = createServer(
+      this.options.maxHeaderBytes === undefined ? {} : { maxHeaderSize: this.options.maxHeaderBytes },
+      this.app,
+    ).listen(port, host);
     this.server = server;
     // Longer than typical load-balancer idle timeouts so the proxy closes first.
     server.keepAliveTimeout = 65_000;

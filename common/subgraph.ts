@@ -8,7 +8,7 @@ import { buildSchema, createResolversMap, type ContainerType } from 'type-graphq
 import type { Config, SubgraphName } from './config';
 import { openSchema, type EntityManager, type MikroORM, type SchemaModule } from './database';
 import { mountGraphQL, platformApolloOptions } from './graphql-server';
-import { HttpService } from './http-service';
+import { HEADER_LIMITS, HttpService } from './http-service';
 import { requireInternalCredential } from './internal-credential';
 import { createLogger, type Logger } from './logger';
 import { stopOnce, type Running } from './process';
@@ -165,11 +165,17 @@ export async function startSubgraph(
   });
   await apollo.start();
 
-  const service = HttpService.forPlatform(config, `${definition.name}-subgraph`, logger, {
-    postgres: () => orm.em.getConnection().execute('select 1'),
-    redis,
-    health: () => shared?.health?.() ?? {},
-  });
+  const service = HttpService.forPlatform(
+    config,
+    `${definition.name}-subgraph`,
+    logger,
+    {
+      postgres: () => orm.em.getConnection().execute('select 1'),
+      redis,
+      health: () => shared?.health?.() ?? {},
+    },
+    HEADER_LIMITS.subgraph,
+  );
   service.app.use('/graphql', requireInternalCredential(config.internalSecret));
   mountGraphQL(
     service,

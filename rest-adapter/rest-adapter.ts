@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Config } from '../common/config';
 import { createProbePool } from '../common/postgres';
-import { HttpService } from '../common/http-service';
+import { HEADER_LIMITS, HttpService } from '../common/http-service';
 import { createLogger } from '../common/logger';
 import { stopOnce, type Running } from '../common/process';
 import { connectRedis } from '../common/redis';
@@ -31,10 +31,13 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const policies = ratePolicies(config);
   const perAddress = rateLimit(budgets, policies.public, { identify: byAddress });
 
-  const service = HttpService.forPlatform(config, 'rest-adapter', logger, {
-    postgres: () => pool.query('select 1'),
-    redis,
-  });
+  const service = HttpService.forPlatform(
+    config,
+    'rest-adapter',
+    logger,
+    { postgres: () => pool.query('select 1'), redis },
+    HEADER_LIMITS.restAdapter,
+  );
   const api = express.Router();
   // Not strict: a JSON string or number is a wrongly typed body (422), not malformed JSON (400).
   api.use(

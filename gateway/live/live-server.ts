@@ -59,6 +59,8 @@ const DOCUMENTS_MAX = 1_000;
 
 /** WebSocket "Try Again Later": the live feed is away for now; clients retry, then refetch. */
 const LIVE_UNAVAILABLE_CODE = 1013;
+/** connection_init carried a parameter the gateway cannot read, as graphql-ws's own 4400. */
+const BAD_PARAMS_CODE = 4400;
 const LIVE_UNAVAILABLE_REASON = 'Live updates are unavailable; reconnect shortly';
 
 /** Queries arrive as small JSON messages; anything bigger is not a client of this API. */
@@ -302,6 +304,12 @@ export async function startLiveServer(options: {
       context: (ctx, id, payload): LiveContext => ({ connection: connectionOf(ctx), id, payload }),
       onConnect: async (ctx) => {
         const params = lowerCaseKeys(ctx.connectionParams);
+        const problem = connectionParamProblem(params);
+        if (problem !== undefined) {
+          // The close wins over graphql-ws's own 4403, so the client learns what to fix.
+          ctx.extra.socket.close(BAD_PARAMS_CODE, problem);
+          return false;
+        }
         const connection: Connection = {
           socket: ctx.extra.socket,
           language: languageOf(stringOr(params['accept-language'])),
@@ -441,6 +449,34 @@ function displayChangeOf(message: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The connection_init parameters the gateway reads; it passes them on as HTTP headers. */
+const READ_PARAMS = ['authorization', 'x-api-key', BRANCH_HEADER, 'accept-language'] as const;
+/** What an HTTP header value may hold: no NUL, CR, LF or other controls, and nothing beyond Latin-1. */
+const HEADER_TEXT = /^[\t\x20-\x7e\x80-\xff]*$/;
+/**
+ * Longer than any credential, branch id or language list; with the four of them at this length a
+ * subgraph request still fits HEADER_LIMITS.subgraph.
+ */
+const MAX_PARAM_CHARS = 2048;
+
+/**
+ * Why a parameter of connection_init cannot be used, or undefined when all can. Over HTTP such
+ * values cannot arrive at all (Node refuses the request), so here they are refused as plainly
+ * instead of failing later as a header no subgraph request can carry.
+ */
+function connectionParamProblem(params: Record<string, unknown>): string | undefined {
+  for (const name of READ_PARAMS) {
+    const value = params[name];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') return `Bad connection_init: ${name} must be a string.`;
+    if (value.length > MAX_PARAM_CHARS)
+      return `Bad connection_init: ${name} is longer than ${MAX_PARAM_CHARS} characters.`;
+    if (!HEADER_TEXT.test(value))
+      return `Bad connection_init: ${name} holds a character no HTTP header can carry.`;
+  }
+  return undefined;
 }
 
 function lowerCaseKeys(params: Record<string, unknown> | undefined | null): Record<string, unknown> {

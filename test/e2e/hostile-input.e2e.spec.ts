@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import WebSocket from 'ws';
+import { HEADER_LIMITS } from '../../common/http-service';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import {
   type CvAccount,
@@ -416,6 +419,78 @@ describe('text no column can store, ids no record can have, and paths no route t
           [message, 'NOT_FOUND'],
         ]);
       }
+    });
+  });
+
+  describe('headers and socket parameters', () => {
+    /** Node's own header limit, which the gateway keeps for its clients. */
+    const GATEWAY_HEADER_BYTES = 16 * 1024;
+    // Below a limit by more than the other headers fetch sends (host, accept, user-agent…).
+    const under = (limit: number) => limit - 1024;
+
+    const restWith = (headers: Record<string, string>) =>
+      fetch(`${platform.restUrl}/tickets`, { headers: { accept: 'application/json', ...headers } });
+    const gatewayWith = (headers: Record<string, string>) =>
+      fetch(platform.gatewayUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: '{ tickets { total } }' }),
+      });
+    const longKey = (length: number) => `Bearer tk_${'a'.repeat(length)}`;
+
+    it('answers a header up to each door’s limit as an unknown key, and past it 431, never a server error', async () => {
+      // What a door accepts is passed on with the platform's own headers, and must fit the next hop.
+      const rest = await restWith({ authorization: longKey(under(HEADER_LIMITS.restAdapter)) });
+      expect(rest.status).toBe(401);
+      expect(await rest.json()).toEqual({ message: 'Unauthenticated.' });
+      const split = await restWith({
+        authorization: longKey(under(HEADER_LIMITS.restAdapter) / 2),
+        'accept-language': `en;q=0.9, ${'x'.repeat(under(HEADER_LIMITS.restAdapter) / 2)}`,
+      });
+      expect(split.status).toBe(401);
+      // Just under the gateway's limit: the adapter refuses it itself rather than passing on more.
+      const justUnder = longKey(GATEWAY_HEADER_BYTES - 300);
+      expect((await restWith({ authorization: justUnder })).status).toBe(431);
+
+      const graphAnswer = await gatewayWith({ authorization: justUnder });
+      expect(graphAnswer.status).toBe(200);
+      const body = (await graphAnswer.json()) as GraphReply['body'];
+      expect(body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+      expect((await gatewayWith({ authorization: longKey(GATEWAY_HEADER_BYTES) })).status).toBe(431);
+    });
+
+    /** How the gateway closes a socket whose connection_init carries these parameters. */
+    async function closeOf(payload: unknown): Promise<{ code: number; reason: string }> {
+      const socket = new WebSocket(platform.gatewayUrl.replace(/^http/, 'ws'), 'graphql-transport-ws');
+      await once(socket, 'open');
+      socket.send(JSON.stringify({ type: 'connection_init', payload }));
+      const [code, reason] = (await once(socket, 'close')) as [number, Buffer];
+      return { code, reason: reason.toString() };
+    }
+
+    it('refuses connection_init parameters no header can carry with 4400 naming them', async () => {
+      expect(await closeOf({ authorization: `Bearer ${branch.key}`, 'x-branch-id': '1\u0000' })).toEqual({
+        code: 4400,
+        reason: 'Bad connection_init: x-branch-id holds a character no HTTP header can carry.',
+      });
+      expect(await closeOf({ Authorization: 'Bearer \ud800' })).toEqual({
+        code: 4400,
+        reason: 'Bad connection_init: authorization holds a character no HTTP header can carry.',
+      });
+      expect(await closeOf({ 'x-api-key': 'cv_\r\nx-injected: 1' })).toEqual({
+        code: 4400,
+        reason: 'Bad connection_init: x-api-key holds a character no HTTP header can carry.',
+      });
+      expect(await closeOf({ authorization: { key: branch.key } })).toEqual({
+        code: 4400,
+        reason: 'Bad connection_init: authorization must be a string.',
+      });
+      expect(await closeOf({ authorization: longKey(5000) })).toEqual({
+        code: 4400,
+        reason: 'Bad connection_init: authorization is longer than 2048 characters.',
+      });
+      // A well-formed key the graph does not know is still only forbidden.
+      expect(await closeOf({ authorization: longKey(2000) })).toEqual({ code: 4403, reason: 'Forbidden' });
     });
   });
 });
