@@ -1,5 +1,5 @@
 import { unwrapResolverError } from '@apollo/server/errors';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import type { Logger } from './logger';
 import { translateDatabaseError } from './database-errors';
 import { isErrorCode } from './errors';
@@ -35,6 +35,11 @@ export function formatGraphQLError(logger: Logger) {
     if (code === 'INTERNAL_SERVER_ERROR' && formatted.message === SERVER_ERROR_MESSAGE) {
       return { ...formatted, extensions };
     }
+    // Apollo refuses some requests as a whole (a persisted query's hash that does not match, an
+    // unknown version) with a 4xx status and no code; they are the caller's mistake, not ours.
+    if (requestRefusalStatus(error) !== undefined) {
+      return { ...formatted, extensions: { ...extensions, code: 'BAD_REQUEST' } };
+    }
     const cause = unwrapResolverError(error);
     // A subgraph that cannot be reached says so before the socket error it wraps reads as Postgres'.
     const translated = translateUpstreamError(cause) ?? translateDatabaseError(cause);
@@ -56,6 +61,12 @@ export function formatGraphQLError(logger: Logger) {
       extensions: { code: 'INTERNAL_SERVER_ERROR', requestId: currentRequestId() },
     };
   };
+}
+
+function requestRefusalStatus(error: unknown): number | undefined {
+  if (!(error instanceof GraphQLError)) return undefined;
+  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }
 
 function withoutUnaskedMessages(extensions: Record<string, unknown>): Record<string, unknown> {

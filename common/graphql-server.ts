@@ -5,6 +5,7 @@ import express from 'express';
 import { formatGraphQLError } from './graphql-errors';
 import type { HttpService } from './http-service';
 import type { Logger } from './logger';
+import { graphQLBodyRefusal } from './request-body';
 
 /**
  * Options every Apollo server of the platform (subgraphs and gateway) shares. Introspection is a
@@ -37,5 +38,10 @@ export function mountGraphQL<TContext extends BaseContext>(
   context: ContextFunction<[ExpressContextFunctionArgument], TContext>,
   bodyLimit = '1mb',
 ): void {
-  service.app.use('/graphql', express.json({ limit: bodyLimit }), expressMiddleware(apollo, { context }));
+  service.app.use(
+    '/graphql',
+    express.json({ limit: bodyLimit }),
+    expressMiddleware(apollo, { context }),
+    graphQLBodyRefusal(bodyLimit),
+  );
 }

@@ -207,6 +207,10 @@ export const MESSAGES = {
     ar: 'ترميز جسم الطلب غير مدعوم.',
   },
   'request.aborted': { en: 'The request was aborted.', ar: 'أُلغي الطلب.' },
+  'request.unreadable': {
+    en: 'The request body could not be read: it does not match its Content-Encoding or Content-Length.',
+    ar: 'تعذّرت قراءة جسم الطلب: لا يطابق ترميزَ المحتوى أو طولَه.',
+  },
   'request.route_not_found': {
     en: 'The route {path} could not be found.',
     ar: 'تعذّر العثور على المسار {path}.',

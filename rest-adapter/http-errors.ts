@@ -10,6 +10,7 @@ import {
 import type { TextLanguage } from '../common/language';
 import { isMessage, render, renderAll, say, type Message } from '../common/messages';
 import type { Logger } from '../common/logger';
+import { bodyRefusalStatus } from '../common/request-body';
 import { currentRequestId } from '../common/request-context';
 import { bytesInWords } from './figures';
 import { GatewayUnavailableError, GraphOperationError } from './graph-client';
@@ -163,7 +164,9 @@ function requestBodyError(error: unknown): HttpError | undefined {
     case 'request.aborted':
       return said(400, say('request.aborted'));
     default:
-      return undefined;
+      // body-parser's other refusals of the body as sent (gzip that is not gzip, a length that is
+      // not the Content-Length) carry only their status.
+      return bodyRefusalStatus(error) === 400 ? said(400, say('request.unreadable')) : undefined;
   }
 }
 

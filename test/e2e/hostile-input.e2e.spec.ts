@@ -422,6 +422,81 @@ describe('text no column can store, ids no record can have, and paths no route t
     });
   });
 
+  describe('request bodies refused as a whole', () => {
+    const UNREADABLE =
+      'The request body could not be read: it does not match its Content-Encoding or Content-Length.';
+    const send = (url: string, headers: Record<string, string>, body: string) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+
+    it('answers a body that is not what its Content-Encoding says with 400 in each document’s shape', async () => {
+      const before = await rows('tickets.tickets');
+      const gzip = { 'content-encoding': 'gzip' };
+      const ticket = await send(
+        `${platform.restUrl}/tickets`,
+        { ...gzip, authorization: `Bearer ${branch.key}` },
+        '{}',
+      );
+      expect(ticket.status).toBe(400);
+      expect(await ticket.json()).toEqual({ message: UNREADABLE });
+      const cv = await send(
+        `${platform.restUrl}/cvs`,
+        { 'content-encoding': 'br', 'x-api-key': account.key, 'accept-language': 'ar' },
+        '{}',
+      );
+      expect(cv.status).toBe(400);
+      expect(await cv.json()).toEqual({
+        message: 'تعذّرت قراءة جسم الطلب: لا يطابق ترميزَ المحتوى أو طولَه.',
+        errors: {},
+      });
+      expect(await rows('tickets.tickets')).toBe(before);
+    });
+
+    it('answers the gateway’s refused bodies and persisted-query mistakes as GraphQL errors, never a server error', async () => {
+      const refusal = async (response: Promise<Response>) => {
+        const answered = await response;
+        return { status: answered.status, body: (await answered.json()) as unknown };
+      };
+      const badRequest = (message: string) => ({
+        errors: [{ message, extensions: { code: 'BAD_REQUEST' } }],
+      });
+      expect(await refusal(send(platform.gatewayUrl, {}, '{"query":'))).toEqual({
+        status: 400,
+        body: badRequest('The request body is not valid JSON.'),
+      });
+      expect(await refusal(send(platform.gatewayUrl, { 'content-encoding': 'gzip' }, '{}'))).toEqual({
+        status: 400,
+        body: badRequest(UNREADABLE),
+      });
+      expect(
+        await refusal(
+          send(platform.gatewayUrl, { 'content-type': 'application/json; charset=latin1' }, '{}'),
+        ),
+      ).toEqual({
+        status: 415,
+        body: badRequest('The request body encoding is not supported.'),
+      });
+      const huge = JSON.stringify({ query: '{ __typename }', variables: { x: 'a'.repeat(9 * 1024 * 1024) } });
+      expect(await refusal(send(platform.gatewayUrl, {}, huge))).toEqual({
+        status: 413,
+        body: badRequest('The request body is larger than 8 MB.'),
+      });
+      const persisted = (persistedQuery: unknown, query?: string) =>
+        refusal(send(platform.gatewayUrl, {}, JSON.stringify({ query, extensions: { persistedQuery } })));
+      expect(await persisted({ version: 1, sha256Hash: 'abc' }, '{ __typename }')).toEqual({
+        status: 400,
+        body: badRequest('provided sha does not match query'),
+      });
+      expect(await persisted({ version: 2, sha256Hash: 'abc' })).toEqual({
+        status: 400,
+        body: badRequest('Unsupported persisted query version'),
+      });
+      expect(await persisted('not an object', '{ __typename }')).toEqual({
+        status: 400,
+        body: badRequest('Unsupported persisted query version'),
+      });
+    });
+  });
+
   describe('headers and socket parameters', () => {
     /** Node's own header limit, which the gateway keeps for its clients. */
     const GATEWAY_HEADER_BYTES = 16 * 1024;

@@ -248,7 +248,8 @@ async function sendRest(target: FuzzTarget, restCase: RestCase, pools: Pools): P
   } else if (sent?.kind === 'text') {
     body = sent.text;
     headers['content-type'] = sent.contentType;
-    bodyShown = `${sent.contentType}: ${sent.text}`;
+    if (sent.contentEncoding !== undefined) headers['content-encoding'] = sent.contentEncoding;
+    bodyShown = `${sent.contentType}${sent.contentEncoding === undefined ? '' : ` (${sent.contentEncoding})`}: ${sent.text}`;
   } else if (sent?.kind === 'multipart') {
     body = new FormData();
     body.append(sent.field, new Blob([Buffer.from(sent.bytes)], { type: sent.type }), 'photo.bin');

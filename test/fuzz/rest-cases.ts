@@ -31,7 +31,7 @@ export type Segment = { text: string | Known } | { wire: string };
 
 export type RestBody =
   | { kind: 'json'; value: unknown }
-  | { kind: 'text'; contentType: string; text: string }
+  | { kind: 'text'; contentType: string; text: string; contentEncoding?: string }
   | { kind: 'multipart'; field: string; bytes: Uint8Array; type: string };
 
 /** One request to the REST adapter, before the live values it names are looked up. */
@@ -131,6 +131,10 @@ function bodyArbitrary(operation: Operation, context: SchemaContext): fc.Arbitra
       { kind: 'text', contentType: 'application/json', text: '{"a":1,"a":2}' },
       { kind: 'text', contentType: 'application/json', text: '"\\ud800"' },
       { kind: 'text', contentType: 'application/json', text: '[' + '['.repeat(5000) },
+      // Bodies that are not what their Content-Encoding says.
+      { kind: 'text', contentType: 'application/json', contentEncoding: 'gzip', text: '{}' },
+      { kind: 'text', contentType: 'application/json', contentEncoding: 'br', text: '{"a":1}' },
+      { kind: 'text', contentType: 'application/json', contentEncoding: 'x-unknown', text: '{}' },
     ),
   ];
   if (json !== undefined) {
