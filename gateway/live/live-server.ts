@@ -4,6 +4,7 @@ import {
   buildSchema,
   createSourceEventStream,
   getOperationAST,
+  getVariableValues,
   GraphQLError,
   OperationTypeNode,
   printSchema,
@@ -285,7 +286,24 @@ export async function startLiveServer(options: {
         }
         if (errors.length > 0) return errors;
         // Queries and mutations are weighed by the gateway's Apollo pipeline they run through.
-        if (getOperationAST(document, payload.operationName)?.operation === OperationTypeNode.SUBSCRIPTION) {
+        const operation = getOperationAST(document, payload.operationName);
+        if (operation?.operation === OperationTypeNode.SUBSCRIPTION) {
+          // Variables are the client's to get right, as over HTTP: a missing or mistyped one is
+          // BAD_USER_INPUT for that operation, not a throw that would close the socket with 4500.
+          const coerced = getVariableValues(
+            schema,
+            operation.variableDefinitions ?? [],
+            payload.variables ?? {},
+          );
+          if (coerced.errors !== undefined) {
+            return coerced.errors.map(
+              (error) =>
+                new GraphQLError(error.message, {
+                  nodes: error.nodes,
+                  extensions: { code: 'BAD_USER_INPUT' },
+                }),
+            );
+          }
           const cost = costOf(
             schema,
             document,

@@ -567,5 +567,49 @@ describe('text no column can store, ids no record can have, and paths no route t
       // A well-formed key the graph does not know is still only forbidden.
       expect(await closeOf({ authorization: longKey(2000) })).toEqual({ code: 4403, reason: 'Forbidden' });
     });
+
+    it('answers a subscription’s missing or mistyped variables as BAD_USER_INPUT and keeps the socket', async () => {
+      const socket = new WebSocket(platform.gatewayUrl.replace(/^http/, 'ws'), 'graphql-transport-ws');
+      const messages: { id?: string; type: string; payload?: unknown }[] = [];
+      socket.on('message', (data: Buffer) =>
+        messages.push(JSON.parse(data.toString()) as (typeof messages)[number]),
+      );
+      await once(socket, 'open');
+      socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+      const answerTo = async (id: string | undefined, type?: string) => {
+        for (let waited = 0; waited < 5_000; waited += 20) {
+          const found = messages.find(
+            (message) =>
+              message.id === id &&
+              message.type !== 'complete' &&
+              (type === undefined || message.type === type),
+          );
+          if (found !== undefined) return found;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        throw new Error(`no answer to ${id}`);
+      };
+      await answerTo(undefined, 'connection_ack');
+      const subscription = 'subscription ($t: String!) { ticketUpdated(token: $t) { number } }';
+      const subscribe = (id: string, variables: Record<string, unknown>, query = subscription) =>
+        socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables } }));
+      subscribe('missing', {});
+      subscribe('mistyped', { t: 5 });
+      for (const id of ['missing', 'mistyped']) {
+        const answer = (await answerTo(id)) as {
+          type: string;
+          payload: { extensions?: { code?: string } }[];
+        };
+        expect(answer.type).toBe('error');
+        expect(answer.payload[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      }
+      subscribe('after', {}, '{ __typename }');
+      expect(await answerTo('after')).toMatchObject({
+        type: 'next',
+        payload: { data: { __typename: 'Query' } },
+      });
+      expect(socket.readyState).toBe(WebSocket.OPEN);
+      socket.close();
+    });
   });
 });
