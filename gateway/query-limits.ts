@@ -212,6 +212,14 @@ export function parseWithinLimits(source: string, limits: QueryLimits): Document
   return parse(source, { maxTokens: limits.maxTokens });
 }
 
+/**
+ * Over HTTP graphql-armor masks "Did you mean …?" in production with an Apollo plugin, which
+ * documents the gateway validates itself (graphql-ws) never pass through; this is its rule for them.
+ */
+export function withoutSuggestions(message: string): string {
+  return message.replace(/Did you mean ".+"/g, '[Suggestion hidden]');
+}
+
 /** The same bounds for documents the gateway validates itself (graphql-ws subscriptions). */
 export function queryLimitRules(limits: QueryLimits): ValidationRule[] {
   return new ApolloArmor({

@@ -31,7 +31,7 @@ import { accessChannel } from '../../contracts/tickets/access-change';
 import { liveEventsChannel, type LiveEvent } from '../../contracts/tickets/live-event';
 import { refusalOf } from '../../common/rate-budget';
 import type { GatewayContext } from '../header-forwarding.data-source';
-import { costError, costOf, parseWithinLimits, queryLimitRules } from '../query-limits';
+import { costError, costOf, parseWithinLimits, queryLimitRules, withoutSuggestions } from '../query-limits';
 import { rateLimitedError, type GatewayRateLimits } from '../rate-limit';
 import { LiveHub, type LiveReader, type RunQuery } from './live-hub';
 import { livePlanOf, type LivePlan } from './live-plan';
@@ -149,6 +149,7 @@ export async function startLiveServer(options: {
 
   const documents = new Map<string, DocumentNode>();
   const limitRules = queryLimitRules(config.graphqlLimits);
+  const production = config.nodeEnv === 'production';
   const validated = new WeakMap<DocumentNode, readonly GraphQLError[]>();
   const plans = new WeakMap<FieldNode, LivePlan>();
 
@@ -260,7 +261,10 @@ export async function startLiveServer(options: {
       try {
         document = parseWithinLimits(text, config.graphqlLimits);
       } catch (error) {
-        return error instanceof GraphQLError ? error : new GraphQLError(String(error));
+        return withCode(
+          error instanceof GraphQLError ? error : new GraphQLError(String(error)),
+          'GRAPHQL_PARSE_FAILED',
+        );
       }
       if (documents.size >= DOCUMENTS_MAX) documents.clear();
       documents.set(text, document);
@@ -281,7 +285,9 @@ export async function startLiveServer(options: {
         if (document instanceof GraphQLError) return [document];
         let errors = validated.get(document);
         if (errors === undefined) {
-          errors = validate(schema, document, [...specifiedRules, ...limitRules]);
+          errors = validate(schema, document, [...specifiedRules, ...limitRules]).map((error) =>
+            withCode(error, 'GRAPHQL_VALIDATION_FAILED', production ? withoutSuggestions : undefined),
+          );
           validated.set(document, errors);
         }
         if (errors.length > 0) return errors;
@@ -296,13 +302,7 @@ export async function startLiveServer(options: {
             payload.variables ?? {},
           );
           if (coerced.errors !== undefined) {
-            return coerced.errors.map(
-              (error) =>
-                new GraphQLError(error.message, {
-                  nodes: error.nodes,
-                  extensions: { code: 'BAD_USER_INPUT' },
-                }),
-            );
+            return coerced.errors.map((error) => withCode(error, 'BAD_USER_INPUT'));
           }
           const cost = costOf(
             schema,
@@ -467,6 +467,16 @@ function displayChangeOf(message: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The error with the code Apollo gives the same mistake over HTTP, so clients handle both alike. */
+function withCode(error: GraphQLError, code: string, rewrite?: (message: string) => string): GraphQLError {
+  return new GraphQLError(rewrite === undefined ? error.message : rewrite(error.message), {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { ...error.extensions, code },
+  });
 }
 
 /** The connection_init parameters the gateway reads; it passes them on as HTTP headers. */

@@ -156,18 +156,24 @@ describe('the gateway bounds every operation before planning it', () => {
       on: { closed: () => (closed = true) },
     });
     const run = (query: string) =>
-      new Promise<{ errors?: { message: string }[]; data?: unknown }>((resolve) => {
-        let last = {};
-        client.subscribe(
-          { query },
-          {
-            next: (result) => (last = result),
-            error: (errors) => resolve({ errors: errors as { message: string }[] }),
-            complete: () => resolve(last),
-          },
-        );
-      });
-    expect((await run(aliased(16))).errors?.[0]?.message).toMatch(/Aliases limit of 15 exceeded/);
+      new Promise<{ errors?: { message: string; extensions?: { code?: string } }[]; data?: unknown }>(
+        (resolve) => {
+          let last = {};
+          client.subscribe(
+            { query },
+            {
+              next: (result) => (last = result),
+              error: (errors) => resolve({ errors: errors as { message: string }[] }),
+              complete: () => resolve(last),
+            },
+          );
+        },
+      );
+    const tooMany = (await run(aliased(16))).errors?.[0];
+    expect(tooMany?.message).toMatch(/Aliases limit of 15 exceeded/);
+    // The codes Apollo gives the same mistakes over HTTP.
+    expect(tooMany?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect((await run('{ plans(')).errors?.[0]?.extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
     const deep = `subscription { ticketUpdated(token: "x") { ${'... on Ticket { '.repeat(10)}id${' }'.repeat(10)} } }`;
     expect((await run(deep)).errors?.[0]?.message).toMatch(/Query depth limit of 10 exceeded/);
     expect((await run(`{ ${'__typename '.repeat(2_500)}}`)).errors?.[0]?.message).toMatch(
@@ -207,5 +213,24 @@ describe('the gateway in production', () => {
     expect(typo.status).toBe(400);
     expect(typo.body.errors?.[0]?.message).toMatch(/Cannot query field "plns"/);
     expect(typo.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
+    const argument = await post(platform.gatewayUrl, { query: '{ plans(prodct: CV) { key } }' });
+    expect(argument.body.errors?.[0]?.message).toMatch(/Unknown argument "prodct"/);
+    expect(argument.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
+
+    const socket = createClient({
+      url: platform.gatewayUrl.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+    });
+    const overSocket = await new Promise<{ message: string; extensions?: { code?: string } }[]>((resolve) => {
+      socket.subscribe(
+        { query: 'subscription { ticketUpdated(tokn: "x") { id } }' },
+        { next: () => undefined, error: (errors) => resolve(errors as never), complete: () => resolve([]) },
+      );
+    });
+    expect(overSocket[0]?.message).toMatch(/Unknown argument "tokn"/);
+    expect(overSocket[0]?.message).not.toMatch(/Did you mean/);
+    expect(overSocket[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    await socket.dispose();
   });
 });
