@@ -3,6 +3,7 @@ import { Supergraph } from '@apollo/federation-internals';
 import fc from 'fast-check';
 import type { GraphQLSchema } from 'graphql';
 import type { Client } from 'pg';
+import WebSocket from 'ws';
 import { ERROR_CODES } from '../../common/errors';
 import { SUPERGRAPH_FILE } from '../../common/paths';
 import { graphCases, graphRequest, type GraphCase, type GraphPoolOf } from './graphql-cases';
@@ -301,6 +302,7 @@ async function sendGraph(
 ): Promise<Outcome> {
   const resolved = graphCase.args.map((arg) => ({ ...arg, value: resolveKnown(arg.value, pools) }));
   const { query, variables } = graphRequest(schema, graphCase, resolved);
+  if (graphCase.operation === 'subscription') return sendOverSocket(target, graphCase, query, variables);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (graphCase.credential === 'valid') {
     headers.authorization = `Bearer ${target.ticketKey}`;
@@ -348,6 +350,82 @@ async function sendGraph(
   return {
     answer: `GraphQL ${refused ? String(code) : 'partial data'}`,
     refused,
+    ...(problem === undefined ? {} : { problem: { kind: `${where} → ${problem}`, detail: shown } }),
+    shown,
+  };
+}
+
+/** Closes of a graphql-ws socket that are the server's failure: an internal error, an abnormal end, Redis away. */
+const SERVER_CLOSES = new Set([1006, 1011, 1013, 4500]);
+/** A subscription the gateway accepts answers nothing until an event; this long is taken as accepted. */
+const SUBSCRIBED_AFTER_MS = 250;
+
+/**
+ * Sends a subscription over its own graphql-ws socket, with the case's credentials in
+ * connection_init, and reads what the gateway first says of it: an error for that operation, a
+ * result, silence (subscribed), or a closed socket.
+ */
+async function sendOverSocket(
+  target: FuzzTarget,
+  graphCase: GraphCase,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<Outcome> {
+  const params: Record<string, string> = {};
+  if (graphCase.credential === 'valid') {
+    params.authorization = `Bearer ${target.ticketKey}`;
+    params['x-api-key'] = target.cvKey;
+  } else if (graphCase.credential === 'wrong') {
+    params.authorization = `Bearer ${WRONG_TICKET_KEY}`;
+    params['x-api-key'] = WRONG_CV_KEY;
+  }
+  if (graphCase.language !== undefined) params['accept-language'] = graphCase.language;
+  const socket = new WebSocket(target.gatewayUrl.replace(/^http/, 'ws'), 'graphql-transport-ws');
+  const first = await new Promise<
+    | { kind: 'message'; type: string; payload: unknown }
+    | { kind: 'closed'; code: number }
+    | { kind: 'silent' }
+  >((resolve) => {
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: params })));
+    socket.on('message', (data: Buffer) => {
+      const message = JSON.parse(data.toString()) as { type: string; id?: string; payload?: unknown };
+      if (message.type === 'connection_ack') {
+        socket.send(JSON.stringify({ id: 'fuzz', type: 'subscribe', payload: { query, variables } }));
+        timer = setTimeout(() => resolve({ kind: 'silent' }), SUBSCRIBED_AFTER_MS);
+      } else if (message.id === 'fuzz') {
+        clearTimeout(timer);
+        resolve({ kind: 'message', type: message.type, payload: message.payload });
+      }
+    });
+    socket.on('close', (code: number) => {
+      clearTimeout(timer);
+      resolve({ kind: 'closed', code });
+    });
+    socket.on('error', () => undefined);
+  });
+  socket.close();
+  const where = `subscription ${graphCase.field}`;
+  const shown = `${short(JSON.stringify({ query, variables }), 400)} [${graphCase.credential}] → ${short(JSON.stringify(first))}`;
+  if (first.kind === 'silent') return { answer: 'graphql-ws subscribed', refused: false, shown };
+  if (first.kind === 'closed') {
+    return {
+      answer: `graphql-ws closed ${first.code}`,
+      refused: true,
+      ...(SERVER_CLOSES.has(first.code)
+        ? { problem: { kind: `${where} → socket closed ${first.code}`, detail: shown } }
+        : {}),
+      shown,
+    };
+  }
+  const errors =
+    first.type === 'error' ? first.payload : (first.payload as { errors?: unknown } | undefined)?.errors;
+  if (errors === undefined) return { answer: 'graphql-ws data', refused: false, shown };
+  const problem = graphErrorProblem(errors);
+  const code = (errors as { extensions?: { code?: unknown } }[])[0]?.extensions?.code;
+  return {
+    answer: `graphql-ws ${String(code)}`,
+    refused: true,
     ...(problem === undefined ? {} : { problem: { kind: `${where} → ${problem}`, detail: shown } }),
     shown,
   };

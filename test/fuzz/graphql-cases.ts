@@ -26,7 +26,8 @@ import {
 /** One operation sent to the gateway, before the live values it names are looked up. */
 export interface GraphCase {
   kind: 'graphql';
-  operation: 'query' | 'mutation';
+  /** Subscriptions go over a graphql-ws socket, everything else over HTTP. */
+  operation: 'query' | 'mutation' | 'subscription';
   field: string;
   /** Arguments as variables (typed as the schema declares them) or written into the document. */
   args: { name: string; value: unknown; as: 'variable' | 'literal' | 'mistyped-variable' }[];
@@ -183,14 +184,20 @@ function argumentCases(field: GraphQLField<unknown, unknown>, poolOf: GraphPoolO
   );
 }
 
-/** A case for every mutation and every query that takes arguments, each as likely as the others. */
+/**
+ * A case for every mutation, every query that takes arguments and every subscription, each as
+ * likely as the others.
+ */
 export function graphCases(schema: GraphQLSchema, poolOf: GraphPoolOf): fc.Arbitrary<GraphCase>[] {
-  const roots: ['query' | 'mutation', GraphQLField<unknown, unknown>][] = [
+  const roots: [GraphCase['operation'], GraphQLField<unknown, unknown>][] = [
     ...Object.values(schema.getQueryType()?.getFields() ?? {})
       .filter((f) => f.args.length > 0)
       .map((f): ['query', GraphQLField<unknown, unknown>] => ['query', f]),
     ...Object.values(schema.getMutationType()?.getFields() ?? {}).map(
       (f): ['mutation', GraphQLField<unknown, unknown>] => ['mutation', f],
+    ),
+    ...Object.values(schema.getSubscriptionType()?.getFields() ?? {}).map(
+      (f): ['subscription', GraphQLField<unknown, unknown>] => ['subscription', f],
     ),
   ];
   return roots.map(([operation, field]) =>
@@ -250,7 +257,11 @@ export function graphRequest(
   graphCase: GraphCase,
   resolved: { name: string; value: unknown; as: GraphCase['args'][number]['as'] }[],
 ): { query: string; variables: Record<string, unknown> } {
-  const root = graphCase.operation === 'query' ? schema.getQueryType() : schema.getMutationType();
+  const root = {
+    query: schema.getQueryType(),
+    mutation: schema.getMutationType(),
+    subscription: schema.getSubscriptionType(),
+  }[graphCase.operation];
   const field = root?.getFields()[graphCase.field];
   if (field === undefined) throw new Error(`no root field ${graphCase.field}`);
   const declarations: string[] = [];
