@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import pino from 'pino';
 import { freePorts } from '../test/support/processes';
-import { awayFromWindowEdge } from '../test/support/wait';
+import { awayFromWindowEdge, waitUntil } from '../test/support/wait';
 import {
   KnownCredentials,
   rateLimitHeaders,
@@ -64,14 +64,23 @@ describe('RateBudgets on a real Redis', () => {
     expect((await budgets.take(POLICY, ticketKeyIdentity('Bearer tk_other'))).remaining).toBe(2);
   });
 
-  it('keeps counting after Redis forgets its scripts (a restart or SCRIPT FLUSH)', async () => {
+  it('counts requests of one event-loop turn together, each exactly once, and lets Redis forget the window', async () => {
     await awayFromWindowEdge(60, 5);
     const budgets = new RateBudgets(redis, prefix, recordingLogger().logger);
-    const who = ticketKeyIdentity('Bearer tk_flushed');
-    expect((await budgets.take(POLICY, who)).remaining).toBe(2);
-    await redis.script('FLUSH');
-    expect((await budgets.take(POLICY, who)).remaining).toBe(1);
-    expect((await budgets.take(POLICY, who)).remaining).toBe(0);
+    const who = ticketKeyIdentity('Bearer tk_together');
+    const other = ticketKeyIdentity('Bearer tk_together_other');
+    const decisions = await Promise.all([
+      ...Array.from({ length: 5 }, () => budgets.take(POLICY, who)),
+      budgets.take(POLICY, other),
+    ]);
+    expect(decisions.slice(0, 5).map((d) => d.remaining).sort()).toEqual([0, 0, 0, 1, 2]);
+    expect(decisions.slice(0, 5).filter((d) => d.allowed)).toHaveLength(3);
+    expect(decisions[5]!.remaining).toBe(2);
+    const [key] = (await redis.keys(`${prefix}ratelimit:tickets:${who}:*`)) as [string];
+    await waitUntil(async () => (await redis.ttl(key)) > 0, 2_000, 'an expiry on the window');
+    expect(await redis.ttl(key)).toBeLessThanOrEqual(60);
+    expect(decisions[0].resetSeconds).toBeGreaterThan(0);
+    expect(decisions[0].resetSeconds).toBeLessThanOrEqual(60);
   });
 
   it('remembers what the graph said of a credential, and that it refused one', async () => {
