@@ -1,5 +1,11 @@
 import { addFieldError, renderFields, type FieldMessages } from './errors';
-import { parseRecordId, textErrorsIn, textProblemMessage, textProblemOf } from './input.rules';
+import {
+  isStorableDate,
+  parseRecordId,
+  textErrorsIn,
+  textProblemMessage,
+  textProblemOf,
+} from './input.rules';
 import { render, say } from './messages';
 
 /** The English a caller of these rules shows. */
@@ -95,5 +101,24 @@ describe('a record’s id', () => {
     ]) {
       expect(parseRecordId(id)).toBeNull();
     }
+  });
+});
+
+describe('a date every door and store reads alike', () => {
+  it('is within years 1 to 9999, as a Date or as ISO 8601 text', () => {
+    for (const date of ['0001-01-01T00:00:00Z', '2026-11-25', '9999-12-31T23:59:59.999Z'])
+      expect(isStorableDate(date)).toBe(true);
+    expect(isStorableDate(new Date('2026-11-25T10:00:00+03:00'))).toBe(true);
+  });
+
+  it('is not year 0, a year past 9999 or no date at all', () => {
+    for (const date of [
+      '0000-01-01T00:00:00Z',
+      '0000-12-31T23:59:59.999Z',
+      '+010000-01-01T00:00:00Z',
+      'yesterday',
+    ])
+      expect(isStorableDate(date)).toBe(false);
+    expect(isStorableDate(new Date(Number.NaN))).toBe(false);
   });
 });

@@ -115,3 +115,16 @@ export function parseRecordId(value: string | number | null | undefined): number
   const id = Number(text);
   return id <= MAX_RECORD_ID ? id : null;
 }
+
+const EARLIEST_DATE = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST_DATE = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * A date every door and store of the platform reads the same way: years 1 to 9999. ISO 8601 and
+ * JavaScript reach further (year 0, six-digit years), but the database driver writes year 0 as a
+ * value Postgres refuses, and no ticket or CV is dated outside them.
+ */
+export function isStorableDate(value: Date | string): boolean {
+  const time = value instanceof Date ? value.getTime() : Date.parse(value);
+  return Number.isFinite(time) && time >= EARLIEST_DATE && time <= LATEST_DATE;
+}

@@ -19,6 +19,7 @@ import { resolvers as KNOWN_SCALARS } from 'graphql-scalars';
 import { addFieldError, ValidationError, type FieldMessages } from '../common/errors';
 import { say, type MessageId } from '../common/messages';
 import {
+  isStorableDate,
   nestingMessage,
   printablePath,
   textErrorsIn,
@@ -87,9 +88,13 @@ function checkValue(
   }
   const scalar = KNOWN_SCALARS[nullable.name];
   if (scalar !== undefined) {
+    let parsed: unknown;
     try {
-      scalar.parseValue(value);
+      parsed = scalar.parseValue(value);
     } catch {
+      parsed = undefined;
+    }
+    if (parsed === undefined || (parsed instanceof Date && !isStorableDate(parsed))) {
       addFieldError(errors, key, say(SCALAR_MESSAGES[nullable.name] ?? 'field.invalid', { field: key }));
       return;
     }

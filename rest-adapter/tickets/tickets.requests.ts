@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { z } from 'zod';
+import { isStorableDate } from '../../common/input.rules';
 import { rule } from '../../common/validation';
 import { normalizeIraqiMobile } from '../../contracts/tickets/iraqi-mobile';
 import {
@@ -43,9 +44,9 @@ export const storeTicketRequest = z
 const queryInteger = (min: number, max?: number) =>
   max === undefined ? z.coerce.number().int().min(min) : z.coerce.number().int().min(min).max(max);
 
-const isoDateTime = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
-  error: rule('field.date'),
-});
+const isoDateTime = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()], { error: rule('field.date') })
+  .refine(isStorableDate, { error: rule('field.date') });
 
 /** The graph's Int is 32-bit: a larger page is refused here in the document's words. */
 const GRAPH_INT_MAX = 2_147_483_647;

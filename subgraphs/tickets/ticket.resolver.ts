@@ -1,6 +1,6 @@
 import { Arg, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldMessages } from '../../common/errors';
-import { parseRecordId } from '../../common/input.rules';
+import { isStorableDate, parseRecordId } from '../../common/input.rules';
 import { TOKEN_HIDDEN_FIELDS } from '../../contracts/tickets/live-event';
 import { TicketAccess } from './ticket-access';
 import { DEFAULT_PER_PAGE, TICKET_LIMITS } from '../../contracts/tickets/ticket.limits';
@@ -141,6 +141,10 @@ export class TicketResolver {
       errors.externalId = [
         say('field.max_characters', { field: 'external id', max: TICKET_LIMITS.externalId }),
       ];
+    }
+    for (const bound of ['from', 'to'] as const) {
+      const date = filter?.[bound];
+      if (date != null && !isStorableDate(date)) errors[bound] = [say('field.date', { field: bound })];
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const result = await this.ticketService.list(

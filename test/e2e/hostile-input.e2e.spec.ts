@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import WebSocket from 'ws';
 import { HEADER_LIMITS } from '../../common/http-service';
+import { internalCredentialHeaders } from '../../common/internal-credential';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import {
   type CvAccount,
@@ -358,6 +359,44 @@ describe('text no column can store, ids no record can have, and paths no route t
       expect(nested.body.errors?.[0]?.extensions?.errors).toEqual({
         'input.resume.basics.name': [NUL_MESSAGE('input.resume.basics.name')],
       });
+    });
+
+    it('refuses a date outside years 1 to 9999 at every door, naming it, instead of the database’s refusal', async () => {
+      const list = 'query ($f: TicketFilter) { tickets(filter: $f) { total } }';
+      for (const to of ['0000-01-01T00:00:00Z', '+010000-01-01T00:00:00Z']) {
+        const answer = await graph(list, { f: { to } });
+        expect({ to, extensions: answer.body.errors?.[0]?.extensions }).toEqual({
+          to,
+          extensions: {
+            code: 'BAD_USER_INPUT',
+            errors: { 'filter.to': ['The filter.to field must be a valid date.'] },
+          },
+        });
+      }
+      // The subgraph, reached by the platform's own processes, refuses it too rather than ask Postgres.
+      const direct = await fetch(platform.config.subgraphUrls.tickets, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${branch.key}`,
+          ...internalCredentialHeaders(platform.config.internalSecret),
+        },
+        body: JSON.stringify({ query: list, variables: { f: { from: '0000-06-01T00:00:00Z' } } }),
+      });
+      const directBody = (await direct.json()) as GraphReply['body'];
+      expect(directBody.errors?.[0]?.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        errors: { from: ['The from field must be a valid date.'] },
+      });
+      expect(await ticketCall('GET', '/tickets?to=0000-01-01')).toEqual({
+        status: 422,
+        body: {
+          message: 'The to field must be a valid date.',
+          errors: { to: ['The to field must be a valid date.'] },
+        },
+      });
+      const within = await graph(list, { f: { from: '0001-01-01T00:00:00Z', to: '9999-12-31T23:59:59Z' } });
+      expect(within.body.errors).toBeUndefined();
     });
 
     it('gives the ids of its sentences to a caller that asks, from the gateway and from a subgraph', async () => {
