@@ -73,7 +73,12 @@ describe('RateBudgets on a real Redis', () => {
       ...Array.from({ length: 5 }, () => budgets.take(POLICY, who)),
       budgets.take(POLICY, other),
     ]);
-    expect(decisions.slice(0, 5).map((d) => d.remaining).sort()).toEqual([0, 0, 0, 1, 2]);
+    expect(
+      decisions
+        .slice(0, 5)
+        .map((d) => d.remaining)
+        .sort(),
+    ).toEqual([0, 0, 0, 1, 2]);
     expect(decisions.slice(0, 5).filter((d) => d.allowed)).toHaveLength(3);
     expect(decisions[5]!.remaining).toBe(2);
     const [key] = (await redis.keys(`${prefix}ratelimit:tickets:${who}:*`)) as [string];
