@@ -1,49 +1,113 @@
 import { lookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { render, say, type Message } from '../../../common/messages';
 
-/** Addresses a webhook may never reach: loopback, private, link-local (cloud metadata), reserved. */
-const NOT_PUBLIC = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['2001:db8::', 32],
-  ['100::', 64],
-] as const) {
-  NOT_PUBLIC.addSubnet(network, prefix, 'ipv6');
+/**
+ * Ranges a webhook may never reach, whatever ipaddr.js calls them: loopback, private, link-local
+ * (cloud metadata), carrier-grade NAT, documentation, benchmarking, multicast, reserved. Listed
+ * here as well so that a change in the library's classification cannot open one of them.
+ */
+const NOT_PUBLIC_IPV4 = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+].map((cidr) => ipaddr.IPv4.parseCIDR(cidr));
+
+/** The same for IPv6; the ranges that carry an IPv4 address are judged by it instead (below). */
+const NOT_PUBLIC_IPV6 = [
+  'fc00::/7',
+  'fe80::/10',
+  'fec0::/10',
+  'ff00::/8',
+  '100::/64',
+  '2001::/23',
+  '2001:2::/48',
+  '2001:db8::/32',
+  '3fff::/20',
+  '5f00::/16',
+].map((cidr) => ipaddr.IPv6.parseCIDR(cidr));
+
+/** Everything outside it is unassigned or special-purpose; nothing public is routed there. */
+const GLOBAL_UNICAST_IPV6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
+/**
+ * IPv6 ranges that stand for IPv4 addresses: the kernel, a NAT64 or SIIT translator, or a 6to4 or
+ * Teredo tunnel delivers the packet to the IPv4 address it carries, so that address decides. Each
+ * entry gives the IPv4 addresses carried, or null when where they sit cannot be told.
+ */
+const CARRIES_IPV4: readonly {
+  range: [ipaddr.IPv6, number];
+  carried: (bytes: number[]) => number[][] | null;
+}[] = [
+  { range: ipaddr.IPv6.parseCIDR('::ffff:0:0/96'), carried: (bytes) => [bytes.slice(12)] },
+  { range: ipaddr.IPv6.parseCIDR('::ffff:0:0:0/96'), carried: (bytes) => [bytes.slice(12)] },
+  { range: ipaddr.IPv6.parseCIDR('64:ff9b::/96'), carried: (bytes) => [bytes.slice(12)] },
+  {
+    // RFC 8215 lets the operator pick the prefix length, which moves the IPv4 address; only the
+    // /96 layout, with nothing between the prefix and the last 32 bits, can be judged.
+    range: ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'),
+    carried: (bytes) => (bytes.slice(6, 12).every((byte) => byte === 0) ? [bytes.slice(12)] : null),
+  },
+  // Deprecated IPv4-compatible addresses; `::` and `::1` fall in it and carry 0.0.0.0/8 addresses.
+  { range: ipaddr.IPv6.parseCIDR('::/96'), carried: (bytes) => [bytes.slice(12)] },
+  { range: ipaddr.IPv6.parseCIDR('2002::/16'), carried: (bytes) => [bytes.slice(2, 6)] },
+  {
+    // The server relays and the client receives, so both must be public; the client's address is
+    // stored inverted so NATs rewriting addresses in payloads leave it alone.
+    range: ipaddr.IPv6.parseCIDR('2001::/32'),
+    carried: (bytes) => [bytes.slice(4, 8), bytes.slice(12).map((byte) => byte ^ 0xff)],
+  },
+];
+
+function isPublicIPv4(address: ipaddr.IPv4): boolean {
+  return address.range() === 'unicast' && !NOT_PUBLIC_IPV4.some((range) => address.match(range));
 }
 
+function isPublicIPv6(address: ipaddr.IPv6): boolean {
+  const carrier = CARRIES_IPV4.find(({ range }) => address.match(range));
+  if (carrier !== undefined) {
+    const carried = carrier.carried(address.toByteArray());
+    return carried !== null && carried.every((octets) => isPublicIPv4(new ipaddr.IPv4(octets)));
+  }
+  return (
+    address.range() === 'unicast' &&
+    address.match(GLOBAL_UNICAST_IPV6) &&
+    !NOT_PUBLIC_IPV6.some((range) => address.match(range))
+  );
+}
+
+/**
+ * Whether a webhook may connect to the address, in whatever text form it comes (URL host, DNS
+ * answer): only unicast addresses routed on the public internet, and IPv6 forms that carry an IPv4
+ * address only when that IPv4 address is.
+ */
 export function isPublicAddress(address: string): boolean {
+  // A zone id scopes the address to one link, which no public address is.
+  if (address.includes('%')) return false;
+  // Node's check is strict; ipaddr.js alone would also read `0177.1` or `0x7f.1` as IPv4.
   const family = isIP(address);
-  if (family === 4) return !NOT_PUBLIC.check(address, 'ipv4');
-  if (family !== 6) return false;
-  // IPv4-mapped and NAT64 forms carry an IPv4 address that decides.
-  const embedded = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (embedded !== undefined) return isPublicAddress(embedded);
-  return !NOT_PUBLIC.check(address, 'ipv6');
+  try {
+    if (family === 4) return isPublicIPv4(ipaddr.IPv4.parse(address));
+    if (family === 6) return isPublicIPv6(ipaddr.IPv6.parse(address));
+  } catch {
+    return false;
+  }
+  return false;
 }
 
 export class UnsafeWebhookUrlError extends Error {
@@ -74,7 +138,18 @@ export function checkWebhookUrlForm(value: string, allowInsecure: boolean, field
     throw new UnsafeWebhookUrlError(say('url.credentials', { field }));
   }
   if (value.length > URL_MAX) throw new UnsafeWebhookUrlError(say('url.too_long', { field, max: URL_MAX }));
+  // A literal address needs no lookup, so it is refused here already: a push subscription is
+  // stored on the strength of this check alone and only vetted again when a push is sent.
+  const host = unbracketed(url);
+  if (!allowInsecure && isIP(host) !== 0 && !isPublicAddress(host)) {
+    throw new UnsafeWebhookUrlError(say('url.not_public', { field, host, address: host }));
+  }
   return url;
+}
+
+/** The host as an address can be read from it: URLs bracket IPv6 (`[64:ff9b::7f00:1]`). */
+function unbracketed(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '');
 }
 
 /**
@@ -86,7 +161,7 @@ export async function vetWebhookHost(
   url: URL,
   allowInsecure: boolean,
 ): Promise<{ address: string; family: number }> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = unbracketed(url);
   let addresses: { address: string; family: number }[];
   try {
     addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true });
