@@ -67,6 +67,29 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...production, INTERNAL_SECRET: secret }).internalSecret).toBe(secret);
   });
 
+  it('trusts no proxy unless TRUSTED_PROXIES names some, as addresses or CIDR ranges', () => {
+    expect(loadConfig({}).trustedProxies).toEqual([]);
+    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.7, 10.1.0.0/16 ,fd00::/8,' }).trustedProxies).toEqual([
+      '10.0.0.7',
+      '10.1.0.0/16',
+      'fd00::/8',
+    ]);
+  });
+
+  it('names each bad TRUSTED_PROXIES entry', () => {
+    let caught: unknown;
+    try {
+      loadConfig({ TRUSTED_PROXIES: '10.0.0.7,lb.internal,10.0.0.0/33' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const problems = (caught as ConfigError).problems.filter((p) => p.startsWith('TRUSTED_PROXIES:'));
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toContain('"lb.internal" is not an IP address or a CIDR range');
+    expect(problems[1]).toContain('"10.0.0.0/33" is not a CIDR range');
+  });
+
   it('refuses ports outside 0-65535', () => {
     expect(() => loadConfig({ GATEWAY_PORT: '70000' })).toThrow(/GATEWAY_PORT/);
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trustedProxyProblem } from './client-address';
 
 // 0 asks the OS for any free port (tests use it).
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
@@ -64,6 +65,20 @@ const configSchema = z.object({
     .regex(/^[A-Za-z0-9:_-]*$/, 'letters, digits, ":", "_" and "-" only')
     .default('nida:'),
   LISTEN_HOST: z.string().min(1).default('127.0.0.1'),
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const entries = value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '');
+      for (const entry of entries) {
+        const problem = trustedProxyProblem(entry);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      }
+      return entries;
+    }),
   REST_PORT: port(3000),
   GATEWAY_PORT: port(4000),
   TICKETS_PORT: port(4001),
@@ -145,6 +160,11 @@ export interface Config {
   redisUrl: string;
   redisPrefix: string;
   listenHost: string;
+  /**
+   * Addresses and CIDR ranges of the proxies in front (TRUSTED_PROXIES): only their
+   * `X-Forwarded-For` names a client; empty, every process takes the socket's peer.
+   */
+  trustedProxies: string[];
   ports: { rest: number; gateway: number } & Record<SubgraphName, number>;
   /** Where the REST adapter sends its GraphQL operations. */
   gatewayUrl: string;
@@ -268,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: raw.REDIS_URL,
     redisPrefix: raw.REDIS_PREFIX,
     listenHost: raw.LISTEN_HOST,
+    trustedProxies: raw.TRUSTED_PROXIES,
     ports: {
       rest: raw.REST_PORT,
       gateway: raw.GATEWAY_PORT,

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { proxyTrust } from './client-address';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import type { Redis } from './redis';
@@ -34,6 +35,8 @@ export interface HttpServiceOptions {
   health?: () => Record<string, unknown>;
   /** The most header bytes a request may carry (answered 431 past it); Node's 16 KiB if unset. */
   maxHeaderBytes?: number;
+  /** TRUSTED_PROXIES: whose `X-Forwarded-For` names the client (`req.ip`); nobody's if unset. */
+  trustedProxies?: readonly string[];
 }
 
 /**
@@ -79,6 +82,7 @@ export class HttpService {
       shutdownTimeoutMs: config.shutdownTimeoutMs,
       health: backing.health,
       maxHeaderBytes,
+      trustedProxies: config.trustedProxies,
     });
   }
 
@@ -87,7 +91,7 @@ export class HttpService {
     this.app.disable('x-powered-by');
     // Answers are per request and never revalidated; hashing every body for an ETag was pure cost.
     this.app.disable('etag');
-    this.app.set('trust proxy', 'loopback');
+    this.app.set('trust proxy', proxyTrust(options.trustedProxies ?? []));
     this.app.use((req, res, next) => this.track(req, res, next));
     this.app.get('/healthz', (_req, res) => {
       res.json({ status: 'ok', service: options.name, ...options.health?.() });

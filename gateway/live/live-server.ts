@@ -1,5 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
-import proxyAddr from 'proxy-addr';
+import type { Server } from 'node:http';
 import {
   buildSchema,
   createSourceEventStream,
@@ -21,6 +20,7 @@ import {
 import type { Context, SubscribePayload } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { clientAddressOf, proxyTrust } from '../../common/client-address';
 import type { Config } from '../../common/config';
 import { NotFoundError, UnauthenticatedError } from '../../common/errors';
 import { languageOf, type TextLanguage } from '../../common/language';
@@ -107,6 +107,8 @@ export async function startLiveServer(options: {
 }): Promise<RunningLiveServer> {
   const { runQuery, limits, logger, config } = options;
   const schema = buildSchema(printSchema(options.apiSchema));
+  // The same rule as the HTTP frame's `req.ip`, for the upgrade request that opened a socket.
+  const trust = proxyTrust(config.trustedProxies);
   const hub = new LiveHub(schema, runQuery, logger);
   const connections = new WeakMap<
     Context<Record<string, unknown>, Extra & Partial<Record<PropertyKey, never>>>,
@@ -331,7 +333,7 @@ export async function startLiveServer(options: {
         const connection: Connection = {
           socket: ctx.extra.socket,
           language: languageOf(stringOr(params['accept-language'])),
-          address: clientAddress(ctx.extra.request),
+          address: clientAddressOf(ctx.extra.request, trust),
         };
         const authorization = stringOr(params.authorization);
         const branchHeader = stringOr(params[BRANCH_HEADER]);
@@ -450,13 +452,6 @@ export async function startLiveServer(options: {
       await subscription.close();
     },
   };
-}
-
-/** Express's `trust proxy: loopback` rule, for the upgrade request that opened a socket. */
-const TRUSTED_PROXY = proxyAddr.compile('loopback');
-
-function clientAddress(request: IncomingMessage): string | undefined {
-  return proxyAddr(request, TRUSTED_PROXY);
 }
 
 /** The display an access announcement names, if it names one. */

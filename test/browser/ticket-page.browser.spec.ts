@@ -40,6 +40,8 @@ describe('the customer’s ticket page in real headless Chromium', () => {
     const [rest] = (await freePorts(1)) as [number];
     origin = `http://127.0.0.1:${rest}`;
     platform = await startPlatform(database, {
+      // The page-writes test poses as clients behind a proxy on loopback, naming them in X-Forwarded-For.
+      TRUSTED_PROXIES: '127.0.0.1',
       REST_PORT: String(rest),
       PUBLIC_BASE_URL: origin,
       WEBHOOK_ALLOW_INSECURE: 'true',
@@ -287,7 +289,7 @@ describe('the customer’s ticket page in real headless Chromium', () => {
     const write = async (action: string, body: unknown, address = '10.0.0.1') => {
       const response = await fetch(`${String(ticket.public_url)}/${action}`, {
         method: 'POST',
-        // The adapter trusts X-Forwarded-For from loopback only, as behind the platform's proxy.
+        // Sent through the trusted proxy on loopback (TRUSTED_PROXIES above), which names the client.
         headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
         body: JSON.stringify(body),
       });

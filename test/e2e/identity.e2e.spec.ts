@@ -27,6 +27,8 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
     database = await createTestDatabase();
     smtp = await LocalSmtpServer.start();
     platform = await startPlatform(database, {
+      // The tests pose as clients behind a proxy on loopback, each naming its own X-Forwarded-For.
+      TRUSTED_PROXIES: '127.0.0.1',
       MAIL_DRIVER: 'smtp',
       SMTP_URL: smtp.url,
       SIGNUP_RATE_LIMIT: '1000',
@@ -40,8 +42,8 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
     await database.drop();
   });
 
-  // Each test is a client of its own (the gateway trusts X-Forwarded-For from loopback), so the
-  // per-address limits of one test do not spill into the next.
+  // Each test is a client of its own (forwarded by the trusted proxy above), so the per-address
+  // limits of one test do not spill into the next.
   let client = 0;
   beforeEach(() => {
     client += 1;

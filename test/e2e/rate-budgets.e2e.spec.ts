@@ -41,6 +41,8 @@ describe('one budget per credential, whatever the door: REST, GraphQL over HTTP,
   beforeAll(async () => {
     database = await createTestDatabase();
     platform = await startPlatform(database, {
+      // The tests pose as clients behind a proxy on loopback, each naming its own X-Forwarded-For.
+      TRUSTED_PROXIES: '127.0.0.1',
       TICKETS_RATE_LIMIT: String(TICKETS_QUOTA),
       CV_RATE_LIMIT: String(CV_QUOTA),
       PUBLIC_RATE_LIMIT: String(PUBLIC_QUOTA),
@@ -226,7 +228,7 @@ describe('one budget per credential, whatever the door: REST, GraphQL over HTTP,
     return new URL(publicUrl).pathname.split('/').pop()!;
   }
 
-  /** graphql-ws's WebSocket, opened as if from `address` behind the loopback proxy. */
+  /** graphql-ws's WebSocket, opened as if from `address` behind the trusted proxy on loopback. */
   const fromAddress = (address: string) =>
     class extends WebSocket {
       constructor(url: string, protocols?: string | string[]) {
@@ -237,7 +239,7 @@ describe('one budget per credential, whatever the door: REST, GraphQL over HTTP,
   it('limits requests without a credential per client address on both doors and over graphql-ws', async () => {
     const token = await ticketToken();
     await awayFromWindowEdge();
-    // Each address has its own count; the gateway and the adapter trust X-Forwarded-For from loopback.
+    // Each address has its own count; both doors and graphql-ws take it from the trusted proxy's header.
     const address = { 'x-forwarded-for': '203.0.113.7' };
     const site = platform.restUrl.replace('/api/v1', '');
     const page = await fetch(`${site}/t/${token}/qr.svg`, { headers: address });
