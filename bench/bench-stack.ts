@@ -16,6 +16,8 @@ export function benchEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     // Every request of a benchmark comes from 127.0.0.1: the per-address budget would turn the load
     // into 429s. It is still counted, so its cost stays in the figures.
     PUBLIC_RATE_LIMIT: '100000000',
+    // Thousands of subscribers from that one address: the per-address socket cap would close them.
+    LIVE_MAX_SOCKETS_PER_ADDRESS: '1000000',
     ...extra,
   };
 }

@@ -104,6 +104,8 @@ const configSchema = z.object({
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   SESSION_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
   SIGNUP_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
+  LIVE_MAX_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(200),
+  LIVE_MAX_OPERATIONS_PER_SOCKET: z.coerce.number().int().min(1).default(10),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1).default(2_000),
@@ -189,6 +191,13 @@ export interface Config {
   sessionRateLimit: number;
   /** Sign-ups an hour per client address. */
   signUpRateLimit: number;
+  /** What one client may hold open on one gateway process over graphql-ws. */
+  live: {
+    /** Sockets per client address. */
+    maxSocketsPerAddress: number;
+    /** Operations (subscriptions, and queries still running) at once on one socket. */
+    maxOperationsPerSocket: number;
+  };
   /**
    * Held by the platform's own processes only: subgraphs answer no request without it, and the
    * gateway does not count again a request the REST adapter has already counted.
@@ -315,6 +324,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cvRateLimit: raw.CV_RATE_LIMIT,
     sessionRateLimit: raw.SESSION_RATE_LIMIT,
     signUpRateLimit: raw.SIGNUP_RATE_LIMIT,
+    live: {
+      maxSocketsPerAddress: raw.LIVE_MAX_SOCKETS_PER_ADDRESS,
+      maxOperationsPerSocket: raw.LIVE_MAX_OPERATIONS_PER_SOCKET,
+    },
     internalSecret: raw.INTERNAL_SECRET ?? DEVELOPMENT_INTERNAL_SECRET,
     graphqlLimits: {
       maxDepth: raw.GRAPHQL_MAX_DEPTH,

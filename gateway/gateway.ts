@@ -21,6 +21,7 @@ import { SessionResolver } from './sessions';
 import { subgraphFetcher } from './subgraph-fetcher';
 import { REQUEST_ID_HEADER } from '../common/request-context';
 import { CLIENT_ADDRESS_HEADER } from '../contracts/identity/session';
+import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import { inputGuardPlugin } from './input-guard.plugin';
 import {
   FORWARDED_HEADERS,
@@ -93,11 +94,12 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
    * Operations the gateway runs itself (graphql-ws, the live hub, credential lookups) are resolved
    * as an HTTP request is: a `Bearer ses_…` becomes the session's user, and only the gateway says so.
    */
-  const runQuery: RunQuery = async (query, variables, given, client) => {
+  const runQuery: RunQuery = async (query, variables, given, client, options) => {
     const headers: GatewayContext['headers'] = { ...given };
     for (const name of GATEWAY_SET_HEADERS) delete headers[name];
     Object.assign(headers, await sessions.headersFor(headers.authorization, headers[REQUEST_ID_HEADER]));
     if (client?.address !== undefined) headers[CLIENT_ADDRESS_HEADER] = client.address;
+    if (options?.recheck === true) headers[ACCESS_RECHECK_HEADER] = '1';
     const response = await apollo.executeOperation(
       { query, variables },
       { contextValue: { headers, client } },

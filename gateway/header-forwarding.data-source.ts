@@ -9,6 +9,7 @@ import {
   SESSION_USER_HEADER,
 } from '../contracts/identity/session';
 import { TICKET_TOKEN_HEADER } from '../contracts/tickets/live-event';
+import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 
 /** Headers of the client a subgraph needs to decide who is asking and how to answer. */
 export const FORWARDED_HEADERS = [
@@ -25,7 +26,12 @@ export const FORWARDED_HEADERS = [
  * Headers only the gateway sets (contracts/identity/session.ts): never taken from a client, always
  * passed on to the subgraphs.
  */
-export const GATEWAY_SET_HEADERS = [SESSION_USER_HEADER, SESSION_ID_HEADER, CLIENT_ADDRESS_HEADER] as const;
+export const GATEWAY_SET_HEADERS = [
+  SESSION_USER_HEADER,
+  SESSION_ID_HEADER,
+  CLIENT_ADDRESS_HEADER,
+  ACCESS_RECHECK_HEADER,
+] as const;
 
 export interface GatewayContext {
   headers: Record<string, string | undefined>;

@@ -24,12 +24,16 @@ export type LiveReader =
     }
   | { kind: 'display'; branchId: number; token: string; language: TextLanguage };
 
-/** Runs an operation through the gateway with the given headers, as an HTTP request would. */
+/**
+ * Runs an operation through the gateway with the given headers, as an HTTP request would.
+ * `recheck` asks the subgraphs to answer who the credential is from their databases, not their caches.
+ */
 export type RunQuery = (
   query: string,
   variables: Record<string, unknown>,
   headers: GatewayContext['headers'],
   client?: GatewayContext['client'],
+  options?: { recheck?: boolean },
 ) => Promise<FormattedExecutionResult>;
 
 export interface LiveSubscription {

@@ -33,17 +33,19 @@ import { refusalOf } from '../../common/rate-budget';
 import type { GatewayContext } from '../header-forwarding.data-source';
 import { costError, costOf, parseWithinLimits, queryLimitRules, withoutSuggestions } from '../query-limits';
 import { rateLimitedError, type GatewayRateLimits } from '../rate-limit';
+import {
+  ADMISSION_CLOSE,
+  connectionParamProblem,
+  lowerCaseKeys,
+  SocketsPerAddress,
+  stringOr,
+} from './live-admission';
+import { LiveAccess, type CredentialSubject, type GatedSocket } from './live-access';
 import { LiveHub, type LiveReader, type RunQuery } from './live-hub';
 import { livePlanOf, type LivePlan } from './live-plan';
 
 /** Codes that mean the key itself is refused, as opposed to the graph being unable to answer. */
 const REFUSED = new Set(['UNAUTHENTICATED', 'PAYMENT_REQUIRED', 'FORBIDDEN']);
-
-/**
- * A revocation is announced once the database has it, and every tickets subgraph forgets its cached
- * answer on the same announcement; the gateway asks again only after they have had time to.
- */
-const RECHECK_DELAY_MS = 500;
 
 /**
  * Tokens this process has seen name a ticket. Tickets are never deleted, so a known token stays
@@ -60,8 +62,6 @@ const DOCUMENTS_MAX = 1_000;
 
 /** WebSocket "Try Again Later": the live feed is away for now; clients retry, then refetch. */
 const LIVE_UNAVAILABLE_CODE = 1013;
-/** connection_init carried a parameter the gateway cannot read, as graphql-ws's own 4400. */
-const BAD_PARAMS_CODE = 4400;
 const LIVE_UNAVAILABLE_REASON = 'Live updates are unavailable; reconnect shortly';
 
 /** Queries arrive as small JSON messages; anything bigger is not a client of this API. */
@@ -76,6 +76,8 @@ interface Connection {
   /** The X-Branch-Id of a signed-in member's board; none for a key or a board device. */
   branchHeader?: string;
   branchId?: number;
+  /** Where a credentialed connection's events are written, held while its credential is rechecked. */
+  gate?: GatedSocket;
 }
 
 interface LiveContext {
@@ -114,28 +116,11 @@ export async function startLiveServer(options: {
     Context<Record<string, unknown>, Extra & Partial<Record<PropertyKey, never>>>,
     Connection
   >();
-  /** Sockets by the credential they authenticated with (a key, a device, or a session and branch). */
-  const byKey = new Map<string, { authorization: string; branchHeader?: string; sockets: Set<WebSocket> }>();
-  const credentialKey = (authorization: string, branchHeader: string | undefined) =>
-    JSON.stringify([authorization, branchHeader ?? null]);
-  /** Display sockets by display id, so a revoked or changed display is closed at once. */
-  const byDisplay = new Map<number, Set<WebSocket>>();
-
-  /** The branch of a credential, null when it is refused; throws when the graph cannot tell. */
-  const branchOf = async (authorization: string, branchHeader?: string): Promise<number | null> => {
-    const result = await runQuery(
-      'query LiveBranch { currentBranch { id } }',
-      {},
-      { authorization, ...(branchHeader !== undefined ? { [BRANCH_HEADER]: branchHeader } : {}) },
-    );
-    const error = result.errors?.[0];
-    if (error !== undefined) {
-      if (REFUSED.has(String(error.extensions?.code))) return null;
-      throw new Error(`could not check the key: ${error.message}`);
-    }
-    const id = (result.data as { currentBranch?: { id?: string } } | undefined)?.currentBranch?.id;
-    return id === undefined ? null : Number(id);
-  };
+  const access = new LiveAccess(
+    (authorization, branchHeader) => credentialSubject(runQuery, authorization, branchHeader),
+    logger,
+  );
+  const socketsPerAddress = new SocketsPerAddress(config.live.maxSocketsPerAddress);
 
   const subscriptionFields = schema.getSubscriptionType()?.getFields() ?? {};
   const ticketUpdated = subscriptionFields.ticketUpdated as GraphQLField<unknown, LiveContext> | undefined;
@@ -171,7 +156,7 @@ export async function startLiveServer(options: {
         variables: info.variableValues,
         operationName: info.operation.name?.value,
       },
-      context.connection.socket,
+      context.connection.gate ?? context.connection.socket,
       context.id,
     );
   };
@@ -225,24 +210,12 @@ export async function startLiveServer(options: {
   displayUpdated.subscribe = async (_root, args: { token?: unknown }, context, info) => {
     const token = String(args.token);
     const display = await displayOf(token);
-    const sockets = byDisplay.get(display.id) ?? new Set<WebSocket>();
-    sockets.add(context.connection.socket);
-    byDisplay.set(display.id, sockets);
-    context.connection.socket.once('close', () => {
-      sockets.delete(context.connection.socket);
-      if (sockets.size === 0) byDisplay.delete(display.id);
-    });
+    access.watchDisplay(display.id, context.connection.socket);
     return join(
       { kind: 'display', branchId: display.branchId, token, language: context.connection.language },
       context,
       info,
     );
-  };
-
-  /** A display revoked or given new settings: its screen reconnects and reads what it may now. */
-  const closeDisplay = (displayId: number) => {
-    for (const socket of byDisplay.get(displayId) ?? []) socket.close(4205, 'Display changed');
-    byDisplay.delete(displayId);
   };
 
   const headersOf = (connection: Connection): GatewayContext['headers'] => ({
@@ -280,6 +253,11 @@ export async function startLiveServer(options: {
       // Counted first, so a flood of operations costs no parsing; refused ones get an error
       // result for that operation and the socket stays open.
       onSubscribe: async (ctx, _id, payload) => {
+        if (Object.keys(ctx.subscriptions).length > config.live.maxOperationsPerSocket) {
+          const { code, reason } = ADMISSION_CLOSE.tooManyOperations;
+          ctx.extra.socket.close(code, reason);
+          return [new GraphQLError(reason, { extensions: { code: 'RATE_LIMITED' } })];
+        }
         const connection = connectionOf(ctx);
         const decisions = await limits.take(headersOf(connection), connection.address);
         if (refusalOf(decisions) !== undefined) return [rateLimitedError(decisions, connection.language)];
@@ -327,7 +305,7 @@ export async function startLiveServer(options: {
         const problem = connectionParamProblem(params);
         if (problem !== undefined) {
           // The close wins over graphql-ws's own 4403, so the client learns what to fix.
-          ctx.extra.socket.close(BAD_PARAMS_CODE, problem);
+          ctx.extra.socket.close(ADMISSION_CLOSE.badParams, problem);
           return false;
         }
         const connection: Connection = {
@@ -346,26 +324,16 @@ export async function startLiveServer(options: {
           // as the session; a branch feed needs the branch named.
           connection.authorization = authorization;
         } else if (authorization !== undefined) {
-          const branchId = await branchOf(authorization, branchHeader);
-          if (branchId === null) return false;
+          const mark = access.mark;
+          const subject = await access.subjectOf(authorization, branchHeader);
+          if (subject === null) return false;
           connection.authorization = authorization;
           connection.branchHeader = branchHeader;
-          connection.branchId = branchId;
-          const key = credentialKey(authorization, branchHeader);
-          const entry = byKey.get(key) ?? { authorization, branchHeader, sockets: new Set<WebSocket>() };
-          entry.sockets.add(ctx.extra.socket);
-          byKey.set(key, entry);
+          connection.branchId = subject.branchId;
+          connection.gate = access.admit(ctx.extra.socket, authorization, branchHeader, subject, mark);
         }
         connections.set(ctx, connection);
         return true;
-      },
-      onClose: (ctx) => {
-        const connection = connections.get(ctx);
-        if (connection?.authorization === undefined) return;
-        const key = credentialKey(connection.authorization, connection.branchHeader);
-        const entry = byKey.get(key);
-        entry?.sockets.delete(ctx.extra.socket);
-        if (entry?.sockets.size === 0) byKey.delete(key);
       },
       // The source stream is a LiveSink, which writes its own frames; graphql-js maps nothing.
       subscribe: (args) =>
@@ -390,22 +358,8 @@ export async function startLiveServer(options: {
     return connection;
   }
 
-  /** Closes with 4403 every socket whose credential no longer authenticates. */
-  const recheckKeys = async () => {
-    for (const [key, { authorization, branchHeader, sockets }] of byKey) {
-      try {
-        if ((await branchOf(authorization, branchHeader)) !== null) continue;
-      } catch (error) {
-        logger.warn({ err: error }, 'could not recheck a subscriber key; keeping its sockets');
-        continue;
-      }
-      for (const socket of sockets) socket.close(4403, 'Forbidden');
-      byKey.delete(key);
-    }
-  };
-
   const events = liveEventsChannel(config.redisPrefix);
-  const access = accessChannel(config.redisPrefix);
+  const accessChanges = accessChannel(config.redisPrefix);
   /**
    * While the Redis subscription is lost, events published meanwhile never reach this process, and
    * a subscriber would wait for them in vain. So every socket is closed with 1013 (try again
@@ -415,34 +369,41 @@ export async function startLiveServer(options: {
   const closeAll = () => {
     for (const socket of wss.clients) socket.close(LIVE_UNAVAILABLE_CODE, LIVE_UNAVAILABLE_REASON);
   };
-  const subscription = await RedisSubscription.open(options.redis, 'gateway:live-events', [events, access], {
-    message: (channel, message) => {
-      if (channel === access) {
-        const displayId = displayChangeOf(message);
-        if (displayId !== undefined) closeDisplay(displayId);
-        else setTimeout(() => void recheckKeys(), RECHECK_DELAY_MS).unref();
-        return;
-      }
-      let event: LiveEvent;
-      try {
-        event = JSON.parse(message) as LiveEvent;
-      } catch (error) {
-        logger.warn({ err: error }, 'unreadable live event');
-        return;
-      }
-      hub.dispatch(event);
+  const subscription = await RedisSubscription.open(
+    options.redis,
+    'gateway:live-events',
+    [events, accessChanges],
+    {
+      message: (channel, message) => {
+        if (channel === accessChanges) {
+          access.announce(message);
+          return;
+        }
+        let event: LiveEvent;
+        try {
+          event = JSON.parse(message) as LiveEvent;
+        } catch (error) {
+          logger.warn({ err: error }, 'unreadable live event');
+          return;
+        }
+        hub.dispatch(event);
+      },
+      lost: () => {
+        logger.warn(
+          { subscribers: hub.subscribers },
+          'live events subscription lost; closing subscriber sockets so they reconnect and refetch',
+        );
+        closeAll();
+      },
+      restored: () => logger.info('live events subscription restored; accepting subscribers again'),
     },
-    lost: () => {
-      logger.warn(
-        { subscribers: hub.subscribers },
-        'live events subscription lost; closing subscriber sockets so they reconnect and refetch',
-      );
-      closeAll();
-    },
-    restored: () => logger.info('live events subscription restored; accepting subscribers again'),
-  });
-  wss.on('connection', (socket) => {
-    if (!subscription.isLive) socket.close(LIVE_UNAVAILABLE_CODE, LIVE_UNAVAILABLE_REASON);
+  );
+  wss.on('connection', (socket, request) => {
+    if (!subscription.isLive) {
+      socket.close(LIVE_UNAVAILABLE_CODE, LIVE_UNAVAILABLE_REASON);
+    } else if (!socketsPerAddress.take(clientAddressOf(request, trust), socket)) {
+      socket.close(ADMISSION_CLOSE.tooManySockets.code, ADMISSION_CLOSE.tooManySockets.reason);
+    }
   });
 
   return {
@@ -452,16 +413,6 @@ export async function startLiveServer(options: {
       await subscription.close();
     },
   };
-}
-
-/** The display an access announcement names, if it names one. */
-function displayChangeOf(message: string): number | undefined {
-  try {
-    const change = JSON.parse(message) as Partial<Record<'displayId', unknown>>;
-    return typeof change.displayId === 'number' ? change.displayId : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The error with the code Apollo gives the same mistake over HTTP, so clients handle both alike. */
@@ -474,38 +425,39 @@ function withCode(error: GraphQLError, code: string, rewrite?: (message: string)
   });
 }
 
-/** The connection_init parameters the gateway reads; it passes them on as HTTP headers. */
-const READ_PARAMS = ['authorization', 'x-api-key', BRANCH_HEADER, 'accept-language'] as const;
-/** What an HTTP header value may hold: no NUL, CR, LF or other controls, and nothing beyond Latin-1. */
-const HEADER_TEXT = /^[\t\x20-\x7e\x80-\xff]*$/;
 /**
- * Longer than any credential, branch id or language list; with the four of them at this length a
- * subgraph request still fits HEADER_LIMITS.subgraph.
+ * Who a credential is, asked of the graph past the tickets subgraph's cache (which may not have
+ * heard an announcement yet): its branch and venue, and a session's person. Null when refused; a
+ * throw when the graph cannot tell.
  */
-const MAX_PARAM_CHARS = 2048;
-
-/**
- * Why a parameter of connection_init cannot be used, or undefined when all can. Over HTTP such
- * values cannot arrive at all (Node refuses the request), so here they are refused as plainly
- * instead of failing later as a header no subgraph request can carry.
- */
-function connectionParamProblem(params: Record<string, unknown>): string | undefined {
-  for (const name of READ_PARAMS) {
-    const value = params[name];
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'string') return `Bad connection_init: ${name} must be a string.`;
-    if (value.length > MAX_PARAM_CHARS)
-      return `Bad connection_init: ${name} is longer than ${MAX_PARAM_CHARS} characters.`;
-    if (!HEADER_TEXT.test(value))
-      return `Bad connection_init: ${name} holds a character no HTTP header can carry.`;
+async function credentialSubject(
+  runQuery: RunQuery,
+  authorization: string,
+  branchHeader: string | undefined,
+): Promise<CredentialSubject | null> {
+  const session = sessionTokenOf(authorization) !== undefined;
+  const result = await runQuery(
+    session
+      ? 'query LiveMember { viewer { id } currentBranch { id venue { id } } }'
+      : 'query LiveKey { currentBranch { id venue { id } } }',
+    {},
+    { authorization, ...(branchHeader !== undefined ? { [BRANCH_HEADER]: branchHeader } : {}) },
+    undefined,
+    { recheck: true },
+  );
+  const error = result.errors?.[0];
+  if (error !== undefined) {
+    if (REFUSED.has(String(error.extensions?.code))) return null;
+    throw new Error(`could not check the credential: ${error.message}`);
   }
-  return undefined;
-}
-
-function lowerCaseKeys(params: Record<string, unknown> | undefined | null): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(params ?? {}).map(([key, value]) => [key.toLowerCase(), value]));
-}
-
-function stringOr(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+  const data = result.data as
+    | { viewer?: { id: string } | null; currentBranch?: { id: string; venue: { id: string } } | null }
+    | undefined;
+  const branch = data?.currentBranch;
+  if (branch == null || (session && data?.viewer == null)) return null;
+  return {
+    branchId: Number(branch.id),
+    venueId: Number(branch.venue.id),
+    ...(session && data?.viewer != null ? { userId: Number(data.viewer.id) } : {}),
+  };
 }

@@ -46,7 +46,7 @@ describe('AccessCache over real Redis pub/sub', () => {
     cache.rememberPrincipal('hash-a', principal(1), cache.currentGeneration);
     cache.rememberPrincipal('hash-b', principal(2), cache.currentGeneration);
     const before = cache.currentGeneration;
-    await announceAccessChange(redis, prefix, { keyId: 1 });
+    await announceAccessChange(redis, prefix, { keyId: 1, venueId: 7 });
     await applied(cache, before);
     expect(cache.principal('hash-a')).toBeUndefined();
     expect(cache.principal('hash-b')).toEqual(principal(2));
@@ -64,7 +64,7 @@ describe('AccessCache over real Redis pub/sub', () => {
 
   it('does not keep an answer read before a change was announced', async () => {
     const readAt = cache.currentGeneration;
-    await announceAccessChange(redis, prefix, { keyId: 1 });
+    await announceAccessChange(redis, prefix, { keyId: 1, venueId: 7 });
     await applied(cache, readAt);
     cache.rememberPrincipal('hash-a', principal(1), readAt);
     cache.rememberEntitlements(7, growth, readAt);
@@ -75,7 +75,7 @@ describe('AccessCache over real Redis pub/sub', () => {
   it('hears nothing announced under another prefix', async () => {
     cache.rememberPrincipal('hash-a', principal(1), cache.currentGeneration);
     const before = cache.currentGeneration;
-    await announceAccessChange(redis, `${prefix}other:`, { keyId: 1 });
+    await announceAccessChange(redis, `${prefix}other:`, { keyId: 1, venueId: 7 });
     await announceAccessChange(redis, prefix, { venueId: 99 });
     await applied(cache, before);
     expect(cache.principal('hash-a')).toEqual(principal(1));
@@ -168,7 +168,7 @@ describe('AccessCache while Redis is away, on a Redis of the test’s own', () =
       'the cache to keep answers again',
     );
     const before = cache.currentGeneration;
-    await announceAccessChange(redis, prefix, { keyId: 3 });
+    await announceAccessChange(redis, prefix, { keyId: 3, venueId: 7 });
     await applied(cache, before);
     expect(cache.principal('hash-c')).toBeUndefined();
   });

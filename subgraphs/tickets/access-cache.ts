@@ -94,12 +94,13 @@ export class AccessCache {
       this.forgetAll();
       return;
     }
-    if (typeof change.venueId === 'number') {
-      this.entitlements.delete(change.venueId);
-    } else if (typeof change.keyId === 'number') {
+    // A revoked key's announcement names its venue too, so the key is looked at first.
+    if (typeof change.keyId === 'number') {
       for (const [hash, entry] of this.principals) {
         if (entry.value.keyId === change.keyId) this.principals.delete(hash);
       }
+    } else if (typeof change.venueId === 'number') {
+      this.entitlements.delete(change.venueId);
     } else {
       this.forgetAll();
     }

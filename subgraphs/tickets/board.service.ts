@@ -128,7 +128,7 @@ export class BoardService {
   async revokeBoardDevice(id: string): Promise<BoardDevice> {
     const device = await this.managedDevice(id);
     await this.boards.revokeDevice(device.id);
-    await this.outside.announce({ keyId: device.id });
+    await this.outside.announce({ keyId: device.id, venueId: device.venueId });
     await this.management.audit(device.venueId, 'board_device.revoked', `board_device:${device.id}`);
     return (await this.boards.device(device.id))!;
   }

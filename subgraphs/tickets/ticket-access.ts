@@ -14,6 +14,8 @@ export interface TicketCredentials {
   ticketToken: string | undefined;
   sessionUserId: number | null;
   branchId: number | null;
+  /** The gateway checks a live socket's credential again (ACCESS_RECHECK_HEADER): nothing cached counts. */
+  recheck?: boolean;
 }
 
 /** What TicketAccess asks of the venues for a signed-in member. */
@@ -90,7 +92,7 @@ export class TicketAccess {
   private async principalOf(key: string): Promise<Principal | null> {
     const hash = hashApiKey(key);
     const cacheKey = hash.toString('hex');
-    const cached = this.cache.principal(cacheKey);
+    const cached = this.credentials.recheck === true ? undefined : this.cache.principal(cacheKey);
     if (cached !== undefined) return cached;
     const generation = this.cache.currentGeneration;
     const principal = await this.apiKeys.authenticateHash(hash);
@@ -99,7 +101,7 @@ export class TicketAccess {
   }
 
   private async entitlementsOf(venueId: number): Promise<VenueEntitlements> {
-    const cached = this.cache.entitlementsOf(venueId);
+    const cached = this.credentials.recheck === true ? undefined : this.cache.entitlementsOf(venueId);
     if (cached !== undefined) return cached;
     const generation = this.cache.currentGeneration;
     const entitlements = await this.plans.entitlementsOf(venueId, this.requestId);

@@ -318,7 +318,7 @@ export class VenueManagement {
     if (keyId === null || venueId === null) throw new NotFoundError(say('venue.key_not_found'));
     await this.requireOr(venueId, 'manage', say('venue.key_not_found'));
     await this.keys.revoke(keyId);
-    await this.outside.announce({ keyId });
+    await this.outside.announce({ keyId, venueId });
     await this.audit(venueId, 'api_key.revoked', `api_key:${keyId}`);
     return { keyId, venueId };
   }

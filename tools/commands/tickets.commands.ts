@@ -156,10 +156,15 @@ export const ticketsCommands: CommandSpec[] = [
     async run(flags, context) {
       const em = await context.em('tickets');
       const revoked = await new ApiKeyService(em).revoke(id(flags, 'id'));
-      // Processes that cached the key forget it now; their TTL covers a missed announcement.
-      await announceAccessChange(await context.redis(), context.config.redisPrefix, { keyId: revoked.id });
-      const venueId = await new MembershipRepository(em).venueOfKey(revoked.id);
-      if (venueId !== null) await audit(context, venueId, 'api_key.revoked', `api_key:${revoked.id}`);
+      // A key found by id has a branch, and the branch a venue (foreign keys).
+      const venueId = (await new MembershipRepository(em).venueOfKey(revoked.id))!;
+      // Processes that cached the key forget it now (their TTL covers a missed announcement), and
+      // live sockets of its venue are checked again.
+      await announceAccessChange(await context.redis(), context.config.redisPrefix, {
+        keyId: revoked.id,
+        venueId,
+      });
+      await audit(context, venueId, 'api_key.revoked', `api_key:${revoked.id}`);
       return revoked;
     },
   },
