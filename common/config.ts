@@ -104,6 +104,7 @@ const configSchema = z.object({
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   SESSION_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
   SIGNUP_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
+  BOARD_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   LIVE_MAX_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(200),
   LIVE_MAX_OPERATIONS_PER_SOCKET: z.coerce.number().int().min(1).default(10),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(10),
@@ -191,6 +192,8 @@ export interface Config {
   sessionRateLimit: number;
   /** Sign-ups an hour per client address. */
   signUpRateLimit: number;
+  /** Operations a minute per paired board device on the graph: a person's pace at a counter. */
+  boardRateLimit: number;
   /** What one client may hold open on one gateway process over graphql-ws. */
   live: {
     /** Sockets per client address. */
@@ -324,6 +327,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cvRateLimit: raw.CV_RATE_LIMIT,
     sessionRateLimit: raw.SESSION_RATE_LIMIT,
     signUpRateLimit: raw.SIGNUP_RATE_LIMIT,
+    boardRateLimit: raw.BOARD_RATE_LIMIT,
     live: {
       maxSocketsPerAddress: raw.LIVE_MAX_SOCKETS_PER_ADDRESS,
       maxOperationsPerSocket: raw.LIVE_MAX_OPERATIONS_PER_SOCKET,

@@ -242,6 +242,7 @@ export const MESSAGES = {
   'rate.per.cv': { en: 'account', ar: 'حساب' },
   'rate.per.cv-exports': { en: 'account for exports', ar: 'حساب للتصدير' },
   'rate.per.people': { en: 'signed-in person', ar: 'مستخدم مسجّل الدخول' },
+  'rate.per.boards': { en: 'board device', ar: 'جهاز لوحة' },
   'rate.per.public': { en: 'client address', ar: 'عنوان' },
   'rate.per.public-writes': { en: 'client address for writes', ar: 'عنوان للكتابة' },
 

@@ -13,7 +13,7 @@ import { text } from './messages';
  * operations all add to the same number.
  */
 export interface RatePolicy {
-  name: 'tickets' | 'cv' | 'cv-exports' | 'people' | 'public' | 'public-writes';
+  name: 'tickets' | 'boards' | 'cv' | 'cv-exports' | 'people' | 'public' | 'public-writes';
   quota: number;
   windowSeconds: number;
 }
@@ -30,12 +30,20 @@ export const PUBLIC_WRITE_RATE_LIMIT = 30;
 export function ratePolicies(
   config: Pick<
     Config,
-    'ticketsRateLimit' | 'cvRateLimit' | 'sessionRateLimit' | 'publicRateLimit' | 'publicWriteRateLimit'
+    | 'ticketsRateLimit'
+    | 'boardRateLimit'
+    | 'cvRateLimit'
+    | 'sessionRateLimit'
+    | 'publicRateLimit'
+    | 'publicWriteRateLimit'
   >,
-): Record<'tickets' | 'cv' | 'people' | 'public' | 'publicWrites', RatePolicy> {
+): Record<'tickets' | 'boards' | 'cv' | 'people' | 'public' | 'publicWrites', RatePolicy> {
   return {
     // ticket-calling-api.md: 120 requests a minute per key, over every endpoint.
     tickets: { name: 'tickets', quota: config.ticketsRateLimit, windowSeconds: 60 },
+    // A paired board device on the graph: what staff at a counter send, well below what a POS
+    // integration polling or pushing orders through it would (docs/API-DECISIONS.md, Board devices).
+    boards: { name: 'boards', quota: config.boardRateLimit, windowSeconds: 60 },
     // cv-api.md: 60 requests a minute per account, whichever of its keys is used.
     cv: { name: 'cv', quota: config.cvRateLimit, windowSeconds: 60 },
     // A signed-in person's requests (the control panel, a member's board), whichever session they
@@ -180,8 +188,11 @@ const REFUSED_SECONDS = 60;
 /** Stored in Redis for a credential the graph refused. */
 const REFUSED = '-';
 
-/** The kinds of credential a budget is kept for: a ticket key, a CV account's key, a session. */
-export type CredentialKind = 'tickets' | 'cv' | 'session';
+/**
+ * The kinds of credential a budget is kept for: a ticket key, a paired board device's key, a CV
+ * account's key, a session.
+ */
+export type CredentialKind = 'tickets' | 'board' | 'cv' | 'session';
 
 /**
  * Which budget identity a credential counts as, as the graph last said: a ticket key as itself

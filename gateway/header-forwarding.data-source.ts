@@ -10,6 +10,7 @@ import {
 } from '../contracts/identity/session';
 import { TICKET_TOKEN_HEADER } from '../contracts/tickets/live-event';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
+import { REST_DOOR_HEADER } from '../contracts/tickets/board-device';
 
 /** Headers of the client a subgraph needs to decide who is asking and how to answer. */
 export const FORWARDED_HEADERS = [
@@ -20,6 +21,8 @@ export const FORWARDED_HEADERS = [
   TICKET_TOKEN_HEADER,
   MESSAGE_IDS_HEADER,
   BRANCH_HEADER,
+  // Only ever narrows what a key may do, so a client may send it too.
+  REST_DOOR_HEADER,
 ] as const;
 
 /**

@@ -20,8 +20,23 @@ import {
   type ratePolicies,
 } from '../common/rate-budget';
 import { sessionTokenOf } from '../contracts/identity/session';
+import { isBoardKey } from '../contracts/tickets/board-device';
 import type { GatewayContext } from './header-forwarding.data-source';
 import type { RunQuery } from './live/live-hub';
+
+/** The budget each kind of credential counts against. */
+const POLICY_OF = {
+  tickets: 'tickets',
+  board: 'boards',
+  cv: 'cv',
+  session: 'people',
+} as const satisfies Record<CredentialKind, keyof ReturnType<typeof ratePolicies>>;
+
+/** What an Authorization header carries: a session, a paired board device's key, or a branch key. */
+function ticketCredentialKind(authorization: string): CredentialKind {
+  if (sessionTokenOf(authorization) !== undefined) return 'session';
+  return isBoardKey(authorization) ? 'board' : 'tickets';
+}
 
 /** Marks a request the REST adapter already counted; the Apollo context then carries no client. */
 const COUNTED_BY_THE_PLATFORM = 'countedByThePlatform';
@@ -72,8 +87,7 @@ export class GatewayRateLimits {
   private static credentialsOf(headers: GatewayContext['headers']): [CredentialKind, string][] {
     const found: [CredentialKind, string][] = [];
     const { authorization } = headers;
-    if (authorization)
-      found.push([sessionTokenOf(authorization) === undefined ? 'tickets' : 'session', authorization]);
+    if (authorization) found.push([ticketCredentialKind(authorization), authorization]);
     const apiKey = headers['x-api-key']?.trim();
     if (apiKey) found.push(['cv', apiKey]);
     return found;
@@ -94,7 +108,7 @@ export class GatewayRateLimits {
       throw new Error(`could not tell whose session it is: ${answer.errors?.[0]?.message ?? 'no answer'}`);
     }
     const answer =
-      kind === 'tickets'
+      kind !== 'cv'
         ? await this.options.runQuery(
             'query RateLimitKey { currentBranch { id } }',
             {},
@@ -107,7 +121,7 @@ export class GatewayRateLimits {
           );
     const code = answer.errors?.[0]?.extensions?.code;
     if (code === 'UNAUTHENTICATED') return null;
-    if (kind === 'tickets') {
+    if (kind !== 'cv') {
       // A known key without tickets:read or without API access is still that key.
       if (code === undefined || code === 'FORBIDDEN' || code === 'PAYMENT_REQUIRED')
         return ticketKeyIdentity(credential);
@@ -139,7 +153,7 @@ export class GatewayRateLimits {
         }
         who = await credentials.of(kind, credential, () => this.lookup(kind, credential));
       }
-      if (who !== null) counted.push({ policy: policies[kind === 'session' ? 'people' : kind], who });
+      if (who !== null) counted.push({ policy: policies[POLICY_OF[kind]], who });
     }
     if (counted.length === 0 && decisions.length === 0) counted.push(byAddress);
     return [...decisions, ...(await budgets.takeAll(counted))];

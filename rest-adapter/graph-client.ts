@@ -3,6 +3,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { internalCredentialHeaders } from '../common/internal-credential';
 import { JsonHttpClient, type JsonHttpAnswer } from '../common/json-http';
 import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../common/request-context';
+import { REST_DOOR_HEADER } from '../contracts/tickets/board-device';
 
 /** Headers of the caller that the graph needs: credentials, language and the request id. */
 const PASSED_HEADERS = ['authorization', 'x-api-key', 'accept-language', REQUEST_ID_HEADER] as const;
@@ -56,8 +57,13 @@ export class GraphClient {
    */
   constructor(gatewayUrl: string, timeoutMs: number, internalSecret: string) {
     this.http = new JsonHttpClient(gatewayUrl, timeoutMs);
-    // The adapter renders errors in its document's language, so it asks for their message ids.
-    this.platformHeaders = { ...internalCredentialHeaders(internalSecret), [MESSAGE_IDS_HEADER]: '1' };
+    // The adapter renders errors in its document's language, so it asks for their message ids; and
+    // says it is the REST door, which a board device's key does not open.
+    this.platformHeaders = {
+      ...internalCredentialHeaders(internalSecret),
+      [MESSAGE_IDS_HEADER]: '1',
+      [REST_DOOR_HEADER]: '1',
+    };
   }
 
   close(): void {

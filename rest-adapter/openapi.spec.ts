@@ -31,6 +31,7 @@ type Paths = Record<string, Record<string, Operation>>;
 // Limits no deployment uses, so a figure copied into prose instead of read from them shows.
 const config = {
   ticketsRateLimit: 7,
+  boardRateLimit: 8,
   cvRateLimit: 9,
   sessionRateLimit: 10,
   publicRateLimit: 11,

@@ -5,6 +5,7 @@ import { parseRecordId } from '../../common/input.rules';
 import type { TextLanguage } from '../../common/language';
 import { say } from '../../common/messages';
 import type { AccessChange } from '../../contracts/tickets/access-change';
+import { BOARD_KEY_PREFIX } from '../../contracts/tickets/board-device';
 import type {
   BoardDevice,
   BoardRepository,
@@ -15,8 +16,6 @@ import type {
 import { checkName } from './ticket.rules';
 import type { VenueManagement } from './venue-management.service';
 
-/** A board device's key: recognisable in logs, and a branch key like any other to the API. */
-export const BOARD_KEY_TAG = 'bd_';
 /** A display's token, the whole of its URL's secret. */
 export const DISPLAY_TOKEN_TAG = 'dsp_';
 /** A pairing code is typed on a tablet or opened from its link within this time, once. */
@@ -105,7 +104,7 @@ export class BoardService {
   /** A tablet redeems its code for the device's key; the code works once, within its time. */
   async pairBoardDevice(code: string): Promise<{ key: string; device: BoardDevice }> {
     const normal = normalisedCode(code);
-    const key = newApiKey(BOARD_KEY_TAG);
+    const key = newApiKey(BOARD_KEY_PREFIX);
     const paired = normal.length === CODE_LENGTH ? await this.boards.pair(hashSecret(normal), key) : null;
     if (paired === null) throw new ValidationError({ code: [say('board.pairing_invalid')] });
     const device = (await this.boards.device(paired))!;

@@ -14,9 +14,20 @@ export interface TicketCredentials {
   ticketToken: string | undefined;
   sessionUserId: number | null;
   branchId: number | null;
+  /** The request came through the REST API (REST_DOOR_HEADER), which a board device's key does not open. */
+  restDoor?: boolean;
   /** The gateway checks a live socket's credential again (ACCESS_RECHECK_HEADER): nothing cached counts. */
   recheck?: boolean;
 }
+
+/**
+ * What only a POS integration uses: its own order ids and retry keys. A board device's key, which
+ * any plan has, does the board's work (create, move, ring and list by the platform's ids) and no
+ * more, so it cannot stand in for the API a plan may not include.
+ */
+export type IntegrationFeature = 'externalId' | 'idempotencyKey';
+
+const PLAN_WITHOUT_API = 'Your plan does not include API access. Upgrade to Growth or above.';
 
 /** What TicketAccess asks of the venues for a signed-in member. */
 export interface MemberLookup {
@@ -54,9 +65,15 @@ export class TicketAccess {
     return this.credentials.authorization === undefined ? this.credentials.ticketToken : undefined;
   }
 
-  async require(scope: TicketScope): Promise<Principal> {
+  /** @param feature an integration's own feature the operation uses, which a board device may not */
+  async require(scope: TicketScope, feature?: IntegrationFeature): Promise<Principal> {
     const principal = await (this.principal ??= this.authenticate());
     if (!principal.scopes.includes(scope)) throw new ForbiddenError(`This API key lacks the ${scope} scope.`);
+    if (principal.board === true && feature !== undefined) {
+      throw new ForbiddenError(
+        `A board device’s key cannot use ${feature}: that is the POS API’s, which needs an API key of the branch.`,
+      );
+    }
     return principal;
   }
 
@@ -66,10 +83,12 @@ export class TicketAccess {
     if (key === undefined) throw new UnauthenticatedError('Unauthenticated.');
     const principal = await this.principalOf(key);
     if (principal === null) throw new UnauthenticatedError('Unauthenticated.');
-    const entitlements = principal.board === true ? null : await this.entitlementsOf(principal.venueId);
-    if (entitlements !== null && !entitlements.apiAccess) {
-      throw new PaymentRequiredError('Your plan does not include API access. Upgrade to Growth or above.');
+    // The board is the product itself, whatever the plan; the REST API is not, even with its key.
+    if (principal.board === true && this.credentials.restDoor === true) {
+      throw new PaymentRequiredError(PLAN_WITHOUT_API);
     }
+    const entitlements = principal.board === true ? null : await this.entitlementsOf(principal.venueId);
+    if (entitlements !== null && !entitlements.apiAccess) throw new PaymentRequiredError(PLAN_WITHOUT_API);
     if (principal.keyId !== null) await this.apiKeys.touch(principal.keyId);
     return principal;
   }

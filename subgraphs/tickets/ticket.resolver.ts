@@ -2,7 +2,7 @@ import { Arg, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'ty
 import { ForbiddenError, NotFoundError, ValidationError, type FieldMessages } from '../../common/errors';
 import { isStorableDate, parseRecordId } from '../../common/input.rules';
 import { TOKEN_HIDDEN_FIELDS } from '../../contracts/tickets/live-event';
-import { TicketAccess } from './ticket-access';
+import { TicketAccess, type IntegrationFeature } from './ticket-access';
 import { DEFAULT_PER_PAGE, TICKET_LIMITS } from '../../contracts/tickets/ticket.limits';
 import type { TicketMove } from './ticket.rules';
 import { TicketService, type TicketRef } from './ticket.service';
@@ -29,6 +29,15 @@ function unlessReadByToken(ticket: TicketType, field: (typeof TOKEN_HIDDEN_FIELD
     );
   }
   return ticket[field];
+}
+
+/** What of a POS integration's own a creation uses, if anything. */
+function integrationFeatureOf(
+  input: CreateTicketInput,
+  idempotencyKey: string | null,
+): IntegrationFeature | undefined {
+  if (input.externalId != null) return 'externalId';
+  return idempotencyKey != null ? 'idempotencyKey' : undefined;
 }
 
 /** The descriptions of a ticket operation's two ways to name the ticket. */
@@ -106,7 +115,7 @@ export class TicketResolver {
     @Arg('externalId', () => String, { description: 'The calling system’s order id, as given at creation.' })
     externalId: string,
   ): Promise<TicketType> {
-    const principal = await this.access.require('tickets:read');
+    const principal = await this.access.require('tickets:read', 'externalId');
     return toTicketType(await this.ticketService.get(principal, ticketRef(null, externalId)), this.present);
   }
 
@@ -128,7 +137,10 @@ export class TicketResolver {
     })
     perPage: number,
   ): Promise<TicketPageType> {
-    const principal = await this.access.require('tickets:read');
+    const principal = await this.access.require(
+      'tickets:read',
+      filter?.externalId != null ? 'externalId' : undefined,
+    );
     const errors: FieldMessages = {};
     if (page < 1) errors.page = [say('field.min', { field: 'page', min: 1 })];
     if (perPage < 1 || perPage > TICKET_LIMITS.perPage) {
@@ -192,7 +204,7 @@ export class TicketResolver {
     })
     idempotencyKey: string | null,
   ): Promise<CreateTicketPayload> {
-    const principal = await this.access.require('tickets:write');
+    const principal = await this.access.require('tickets:write', integrationFeatureOf(input, idempotencyKey));
     const { ticket, replayed } = await this.ticketService.create(principal, input, idempotencyKey);
     return { ticket: toTicketType(ticket, this.present), replayed };
   }
@@ -233,7 +245,10 @@ export class TicketResolver {
     @Arg('externalId', () => String, { nullable: true, description: BY_EXTERNAL_ID })
     externalId: string | null,
   ): Promise<TicketType> {
-    const principal = await this.access.require('tickets:write');
+    const principal = await this.access.require(
+      'tickets:write',
+      externalId != null ? 'externalId' : undefined,
+    );
     return toTicketType(await this.ticketService.ring(principal, ticketRef(id, externalId)), this.present);
   }
 
@@ -258,7 +273,10 @@ export class TicketResolver {
   }
 
   private async move(id: string | null, externalId: string | null, move: TicketMove): Promise<TicketType> {
-    const principal = await this.access.require('tickets:write');
+    const principal = await this.access.require(
+      'tickets:write',
+      externalId != null ? 'externalId' : undefined,
+    );
     return toTicketType(
       await this.ticketService.move(principal, ticketRef(id, externalId), move),
       this.present,

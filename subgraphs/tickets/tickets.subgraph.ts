@@ -10,6 +10,7 @@ import { Branch } from './branch.entity';
 import { OutboxEvent } from './outbox-event.entity';
 import { TICKET_TOKEN_HEADER } from '../../contracts/tickets/live-event';
 import { ACCESS_RECHECK_HEADER } from '../../contracts/tickets/access-change';
+import { REST_DOOR_HEADER } from '../../contracts/tickets/board-device';
 import { TicketAccess } from './ticket-access';
 import { Ticket } from './ticket.entity';
 import { BranchResolver, TicketResolver } from './ticket.resolver';
@@ -89,6 +90,7 @@ function ticketResolver(scope: RequestScope): TicketResolver {
         ticketToken: scope.headers[TICKET_TOKEN_HEADER],
         sessionUserId: parseRecordId(scope.headers[SESSION_USER_HEADER]),
         branchId: parseRecordId(scope.headers[BRANCH_HEADER]),
+        restDoor: scope.headers[REST_DOOR_HEADER] !== undefined,
         recheck: scope.headers[ACCESS_RECHECK_HEADER] !== undefined,
       },
       apiKeys,

@@ -1,0 +1,205 @@
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { TICKET_ROUTES } from '../../rest-adapter/tickets/tickets.routes';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { askGraph, bearer, signUpPerson, type GraphReply, type SignedUp } from '../support/graph';
+import { startPlatform, type Platform } from '../support/platform';
+import { awayFromWindowEdge } from '../support/wait';
+
+const BOARD_BUDGET = 60;
+const PLAN_WITHOUT_API = 'Your plan does not include API access. Upgrade to Growth or above.';
+/** What the board page reads and writes (rest-adapter/public/assets/board.js). */
+const FIELDS = 'id number status customerName ringCount readyAt createdAt updatedAt';
+
+describe('a paired board device’s key: the staff board on any plan, never the paid POS API', () => {
+  let database: TestDatabase;
+  let platform: Platform;
+  let owner: SignedUp;
+  let venueId: string;
+  let branchId: string;
+  let device: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    platform = await startPlatform(database);
+    owner = await signUpPerson(platform.gatewayUrl, { email: 'starter@example.test', name: 'Owner' });
+    // A new venue is on the starter plan, which does not include the API.
+    venueId = (
+      await data<{ createVenue: { id: string } }>(
+        'mutation { createVenue(input: { name: "Tigris" }) { id } }',
+      )
+    ).createVenue.id;
+    branchId = (
+      await data<{ createBranch: { id: string } }>(
+        'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
+        { i: { venueId, name: 'Front' } },
+      )
+    ).createBranch.id;
+    const { createBoardDevice } = await data<{ createBoardDevice: { code: string } }>(
+      'mutation ($i: CreateBoardDeviceInput!) { createBoardDevice(input: $i) { code } }',
+      { i: { branchId, name: 'Counter tablet' } },
+    );
+    device = (
+      await data<{ pairBoardDevice: { secret: string } }>(
+        'mutation ($c: String!) { pairBoardDevice(code: $c) { secret } }',
+        { c: createBoardDevice.code },
+        {},
+      )
+    ).pairBoardDevice.secret;
+  });
+
+  afterAll(async () => {
+    await platform?.stop();
+    await database.drop();
+  });
+
+  async function data<T>(
+    query: string,
+    variables: Record<string, unknown> = {},
+    headers: Record<string, string> = bearer(owner.token),
+  ): Promise<T> {
+    const reply = await askGraph(platform.gatewayUrl, query, variables, headers);
+    if (reply.errors !== undefined) throw new Error(`${query}: ${JSON.stringify(reply.errors)}`);
+    return reply.data as T;
+  }
+
+  const asDevice = (query: string, variables: Record<string, unknown> = {}): Promise<GraphReply> =>
+    askGraph(platform.gatewayUrl, query, variables, bearer(device));
+
+  it('works the board on a starter plan over graphql-ws, as the board page does', async () => {
+    const client = createClient({
+      url: platform.gatewayUrl.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${device}` },
+      retryAttempts: 0,
+    });
+    const request = <T>(query: string, variables: Record<string, unknown> = {}) =>
+      new Promise<T>((resolve, reject) => {
+        let result: unknown;
+        client.subscribe(
+          { query, variables },
+          {
+            next: (value) => (result = value),
+            error: reject,
+            complete: () => {
+              const { data: answer, errors } = result as { data?: T; errors?: unknown[] };
+              if (errors !== undefined) reject(new Error(JSON.stringify(errors)));
+              else resolve(answer as T);
+            },
+          },
+        );
+      });
+    try {
+      const board = await request<{ currentBranch: { name: string }; waiting: { items: unknown[] } }>(
+        `query { currentBranch { name } waiting: tickets(perPage: 100, filter: { status: WAITING }) { items { ${FIELDS} } } ready: tickets(perPage: 100, filter: { status: READY }) { items { ${FIELDS} } } }`,
+      );
+      expect(board.currentBranch.name).toBe('Front');
+      const { createTicket } = await request<{ createTicket: { ticket: { id: string; status: string } } }>(
+        `mutation ($i: CreateTicketInput!) { createTicket(input: $i) { ticket { ${FIELDS} } } }`,
+        { i: { number: '17', customerName: 'Sara', customerPhone: '0770 123 4567' } },
+      );
+      expect(createTicket.ticket.status).toBe('WAITING');
+      const act = async (mutation: string) =>
+        (
+          await request<Record<string, { status: string }>>(
+            `mutation ($id: ID) { ${mutation}(id: $id) { ${FIELDS} } }`,
+            { id: createTicket.ticket.id },
+          )
+        )[mutation]!.status;
+      expect(await act('markTicketReady')).toBe('READY');
+      expect(await act('markTicketCollected')).toBe('COLLECTED');
+      const other = await request<{ createTicket: { ticket: { id: string } } }>(
+        'mutation ($i: CreateTicketInput!) { createTicket(input: $i) { ticket { id } } }',
+        { i: { number: '18' } },
+      );
+      const cancelled = await request<{ cancelTicket: { status: string } }>(
+        'mutation ($id: ID) { cancelTicket(id: $id) { status } }',
+        { id: other.createTicket.ticket.id },
+      );
+      expect(cancelled.cancelTicket.status).toBe('CANCELLED');
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('is refused with 402 on every REST ticket route, as a branch key of a plan without API access is', async () => {
+    const { createTicket } = await data<{ createTicket: { ticket: { id: string } } }>(
+      'mutation { createTicket(input: { number: "21" }) { ticket { id } } }',
+      {},
+      bearer(device),
+    );
+    const apiKey = (
+      await data<{ issueApiKey: { secret: string } }>(
+        'mutation ($i: IssueApiKeyInput!) { issueApiKey(input: $i) { secret } }',
+        { i: { branchId, name: 'POS' } },
+      )
+    ).issueApiKey.secret;
+    const answers: string[] = [];
+    for (const route of TICKET_ROUTES) {
+      const path = route.path.replace(':id', createTicket.ticket.id).replace(':externalId', 'pos-order-1');
+      const call = async (key: string) => {
+        const response = await fetch(`${platform.restUrl}${path}`, {
+          method: route.method.toUpperCase(),
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          ...(route.method === 'post' ? { body: JSON.stringify({ external_id: 'pos-order-1' }) } : {}),
+        });
+        return `${route.method.toUpperCase()} ${route.path} ${response.status} ${JSON.stringify(await response.json())}`;
+      };
+      const byDevice = await call(device);
+      expect(byDevice).toBe(await call(apiKey));
+      answers.push(byDevice);
+    }
+    expect(answers).toHaveLength(13);
+    for (const answer of answers)
+      expect(answer).toMatch(/ 402 \{"message":"Your plan does not include API access/);
+    expect(answers[0]).toBe(`GET /tickets 402 ${JSON.stringify({ message: PLAN_WITHOUT_API })}`);
+  });
+
+  it('does none of a POS integration’s own work on the graph: no order ids, no Idempotency-Key', async () => {
+    const refusals = [
+      await asDevice('mutation { createTicket(input: { externalId: "pos-1" }) { ticket { id } } }'),
+      await asDevice(
+        'mutation { createTicket(input: { number: "30" }, idempotencyKey: "retry-1") { ticket { id } } }',
+      ),
+      await asDevice('{ ticketByExternalId(externalId: "pos-1") { id } }'),
+      await asDevice('{ tickets(filter: { externalId: "pos-1" }) { total } }'),
+      await asDevice('mutation { markTicketReady(externalId: "pos-1") { id } }'),
+      await asDevice('mutation { ringTicket(externalId: "pos-1") { id } }'),
+    ];
+    expect(
+      refusals.map((reply) => [reply.errors?.[0]?.extensions?.code, reply.errors?.[0]?.message]),
+    ).toEqual([
+      [
+        'FORBIDDEN',
+        'A board device’s key cannot use externalId: that is the POS API’s, which needs an API key of the branch.',
+      ],
+      [
+        'FORBIDDEN',
+        'A board device’s key cannot use idempotencyKey: that is the POS API’s, which needs an API key of the branch.',
+      ],
+      ['FORBIDDEN', expect.stringMatching(/cannot use externalId/)],
+      ['FORBIDDEN', expect.stringMatching(/cannot use externalId/)],
+      ['FORBIDDEN', expect.stringMatching(/cannot use externalId/)],
+      ['FORBIDDEN', expect.stringMatching(/cannot use externalId/)],
+    ]);
+  });
+
+  it('counts a board device against its own budget on the graph, a person’s pace at a counter', async () => {
+    await awayFromWindowEdge();
+    let last: Response | undefined;
+    for (let i = 1; i <= BOARD_BUDGET + 1; i += 1) {
+      last = await fetch(platform.gatewayUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(device) },
+        body: JSON.stringify({ query: '{ currentBranch { id } }' }),
+      });
+      if (last.status === 429) break;
+    }
+    expect(last!.status).toBe(429);
+    expect(last!.headers.get('ratelimit-policy')).toBe(`"boards";q=${BOARD_BUDGET};w=60`);
+    const body = (await last!.json()) as { errors: { message: string }[] };
+    expect(body.errors[0]!.message).toMatch(
+      /^Too many requests: the limit is 60 a minute per board device\./,
+    );
+  });
+});
