@@ -228,6 +228,7 @@ export class IdentityService {
     await this.record(this.users, userId, this.self(), 'sessions.ended', `user:${userId}`, {
       sessions: ended,
     });
+    await this.ended(userId);
     return ended;
   }
 

@@ -272,6 +272,24 @@ describe('revocation on live sockets', () => {
     });
   });
 
+  it('sends nothing to a member’s board once signOutEverywhere has answered, 100 times', async () => {
+    // Every session of the person ends, so each trial has a person of its own.
+    await trials(TRIALS, CONCURRENCY, async (i) => {
+      const member = await person();
+      await database.query(
+        `insert into tickets.venue_members (venue_id, user_id, role) values ($1, $2, 'STAFF')`,
+        [Number(venueId), Number(member.id)],
+      );
+      const session = await signIn(member, 'board');
+      await trial(
+        `e${i}`,
+        () => watch(BOARD, {}, { authorization: `Bearer ${session.token}`, 'x-branch-id': branchId }),
+        () => data('mutation { signOutEverywhere }', {}, bearer(member.token)).then(() => undefined),
+        4403,
+      );
+    });
+  });
+
   it('sends nothing to a member’s board once revokeSession has answered from another device, 100 times', async () => {
     const member = await person();
     await database.query(
