@@ -102,6 +102,20 @@ describe('revocation on live sockets', () => {
     return signUpPerson(platform.gatewayUrl, { email: `live-${people}@example.test`, name: `P${people}` });
   }
 
+  /** A new person on the venue's staff, as an accepted invitation makes them. */
+  async function staffMember(): Promise<SignedUp> {
+    const member = await person();
+    await database.query(
+      `insert into tickets.venue_members (venue_id, user_id, role) values ($1, $2, 'STAFF')`,
+      [Number(venueId), Number(member.id)],
+    );
+    return member;
+  }
+
+  /** The board a member signed in with: their session and the branch. */
+  const memberBoard = (token: string) =>
+    watch(BOARD, {}, { authorization: `Bearer ${token}`, 'x-branch-id': branchId });
+
   async function issueKey(name: string): Promise<{ id: string; secret: string }> {
     const { issueApiKey } = await data<{ issueApiKey: { secret: string; apiKey: { id: string } } }>(
       'mutation ($i: IssueApiKeyInput!) { issueApiKey(input: $i) { secret apiKey { id } } }',
@@ -256,16 +270,12 @@ describe('revocation on live sockets', () => {
   });
 
   it('sends nothing to a member’s board once signOut has answered, 100 times', async () => {
-    const member = await person();
-    await database.query(
-      `insert into tickets.venue_members (venue_id, user_id, role) values ($1, $2, 'STAFF')`,
-      [Number(venueId), Number(member.id)],
-    );
+    const member = await staffMember();
     await trials(TRIALS, CONCURRENCY, async (i) => {
       const session = await signIn(member, `board ${i}`);
       await trial(
         `o${i}`,
-        () => watch(BOARD, {}, { authorization: `Bearer ${session.token}`, 'x-branch-id': branchId }),
+        () => memberBoard(session.token),
         () => data('mutation { signOut }', {}, bearer(session.token)).then(() => undefined),
         4403,
       );
@@ -275,15 +285,11 @@ describe('revocation on live sockets', () => {
   it('sends nothing to a member’s board once signOutEverywhere has answered, 100 times', async () => {
     // Every session of the person ends, so each trial has a person of its own.
     await trials(TRIALS, CONCURRENCY, async (i) => {
-      const member = await person();
-      await database.query(
-        `insert into tickets.venue_members (venue_id, user_id, role) values ($1, $2, 'STAFF')`,
-        [Number(venueId), Number(member.id)],
-      );
+      const member = await staffMember();
       const session = await signIn(member, 'board');
       await trial(
         `e${i}`,
-        () => watch(BOARD, {}, { authorization: `Bearer ${session.token}`, 'x-branch-id': branchId }),
+        () => memberBoard(session.token),
         () => data('mutation { signOutEverywhere }', {}, bearer(member.token)).then(() => undefined),
         4403,
       );
@@ -291,17 +297,13 @@ describe('revocation on live sockets', () => {
   });
 
   it('sends nothing to a member’s board once revokeSession has answered from another device, 100 times', async () => {
-    const member = await person();
-    await database.query(
-      `insert into tickets.venue_members (venue_id, user_id, role) values ($1, $2, 'STAFF')`,
-      [Number(venueId), Number(member.id)],
-    );
+    const member = await staffMember();
     const phone = await signIn(member, 'phone');
     await trials(TRIALS, CONCURRENCY, async (i) => {
       const session = await signIn(member, `lost tablet ${i}`);
       await trial(
         `s${i}`,
-        () => watch(BOARD, {}, { authorization: `Bearer ${session.token}`, 'x-branch-id': branchId }),
+        () => memberBoard(session.token),
         () =>
           data(
             'mutation ($id: ID!) { revokeSession(id: $id) }',
@@ -315,15 +317,11 @@ describe('revocation on live sockets', () => {
 
   it('sends nothing to a member’s board once their removal from the venue has answered, 100 times', async () => {
     await trials(TRIALS, CONCURRENCY, async (i) => {
-      const member = await person();
-      await database.query(
-        `insert into tickets.venue_members (venue_id, user_id, role) values ($1, $2, 'STAFF')`,
-        [Number(venueId), Number(member.id)],
-      );
+      const member = await staffMember();
       const session = await signIn(member, 'board');
       await trial(
         `m${i}`,
-        () => watch(BOARD, {}, { authorization: `Bearer ${session.token}`, 'x-branch-id': branchId }),
+        () => memberBoard(session.token),
         () =>
           data('mutation ($i: RemoveMemberInput!) { removeMember(input: $i) }', {
             i: { venueId, userId: member.id },
