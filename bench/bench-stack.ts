@@ -4,6 +4,23 @@ import { join } from 'node:path';
 import { loadConfig } from '../common/config';
 import { projectRoot } from '../common/paths';
 
+/** One GraphQL operation on the gateway, as a signed-in panel sends it; its data, or a throw naming it. */
+export async function gatewayData<T>(
+  gatewayUrl: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token = '',
+): Promise<T> {
+  const response = await fetch(gatewayUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await response.json()) as { data?: T; errors?: { message: string }[] };
+  if (body.errors !== undefined) throw new Error(`${query.slice(0, 60)}: ${body.errors[0]?.message}`);
+  return body.data!;
+}
+
 /** The environment of a benchmark's stack: its own `nida_bench` database and Redis prefix. */
 export function benchEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const database = new URL(loadConfig().databaseUrl);

@@ -4,7 +4,7 @@ import puppeteer from 'puppeteer-core';
 import { CHROMIUM_FLAGS } from '../common/chromium';
 import { loadConfig } from '../common/config';
 import { startStack } from '../tools/stack';
-import { benchEnv } from './bench-stack';
+import { benchEnv, gatewayData } from './bench-stack';
 import { flag } from './load';
 
 /**
@@ -41,19 +41,8 @@ async function main(): Promise<void> {
   });
   try {
     let token = '';
-    const graph = async <T>(query: string, variables: Record<string, unknown> = {}): Promise<T> => {
-      const response = await fetch(stack.gatewayUrl, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-        body: JSON.stringify({ query, variables }),
-      });
-      const body = (await response.json()) as { data?: T; errors?: { message: string }[] };
-      if (body.errors !== undefined) throw new Error(`${query.slice(0, 60)}: ${body.errors[0]?.message}`);
-      return body.data!;
-    };
+    const graph = <T>(query: string, variables: Record<string, unknown> = {}) =>
+      gatewayData<T>(stack.gatewayUrl, query, variables, token);
     token = (
       await graph<{ signUp: { token: string } }>(
         'mutation ($i: SignUpInput!) { signUp(input: $i) { token } }',

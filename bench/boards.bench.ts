@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import WebSocket from 'ws';
 import { startStack } from '../tools/stack';
-import { benchEnv } from './bench-stack';
+import { benchEnv, gatewayData } from './bench-stack';
 import { flag, percentile } from './load';
 
 /**
@@ -51,19 +51,8 @@ async function main(): Promise<void> {
   const wsUrl = stack.gatewayUrl.replace(/^http/, 'ws');
   try {
     let token = '';
-    const graph = async <T>(query: string, variables: Record<string, unknown> = {}): Promise<T> => {
-      const response = await fetch(stack.gatewayUrl, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-        body: JSON.stringify({ query, variables }),
-      });
-      const body = (await response.json()) as { data?: T; errors?: { message: string }[] };
-      if (body.errors !== undefined) throw new Error(`${query.slice(0, 60)}: ${body.errors[0]?.message}`);
-      return body.data!;
-    };
+    const graph = <T>(query: string, variables: Record<string, unknown> = {}) =>
+      gatewayData<T>(stack.gatewayUrl, query, variables, token);
     const email = `bench-owner-${Date.now()}@example.test`;
     token = (
       await graph<{ signUp: { token: string } }>(

@@ -6,9 +6,11 @@
 /** The prefix of a board device's key, which tells it from a branch's API key (`tk_`). */
 export const BOARD_KEY_PREFIX = 'bd_';
 
+const BOARD_AUTHORIZATION = new RegExp(`^Bearer\\s+${BOARD_KEY_PREFIX}\\S+$`, 'i');
+
 /** Whether an Authorization header carries a board device's key. */
 export function isBoardKey(authorization: string | undefined): boolean {
-  return /^Bearer\s+bd_\S+$/i.test(authorization ?? '');
+  return BOARD_AUTHORIZATION.test(authorization ?? '');
 }
 
 /**

@@ -2,7 +2,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { TICKET_ROUTES } from '../../rest-adapter/tickets/tickets.routes';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { askGraph, bearer, signUpPerson, type GraphReply, type SignedUp } from '../support/graph';
+import { askGraph, bearer, graphData, signUpPerson, type GraphReply, type SignedUp } from '../support/graph';
 import { startPlatform, type Platform } from '../support/platform';
 import { awayFromWindowEdge } from '../support/wait';
 
@@ -53,14 +53,12 @@ describe('a paired board device’s key: the staff board on any plan, never the 
     await database.drop();
   });
 
-  async function data<T>(
+  function data<T>(
     query: string,
     variables: Record<string, unknown> = {},
     headers: Record<string, string> = bearer(owner.token),
   ): Promise<T> {
-    const reply = await askGraph(platform.gatewayUrl, query, variables, headers);
-    if (reply.errors !== undefined) throw new Error(`${query}: ${JSON.stringify(reply.errors)}`);
-    return reply.data as T;
+    return graphData<T>(platform.gatewayUrl, query, variables, headers);
   }
 
   const asDevice = (query: string, variables: Record<string, unknown> = {}): Promise<GraphReply> =>

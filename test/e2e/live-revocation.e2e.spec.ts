@@ -2,7 +2,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { askGraph, bearer, signUpPerson, type SignedUp } from '../support/graph';
+import { bearer, graphData, signUpPerson, type SignedUp } from '../support/graph';
 import { startPlatform, type Platform } from '../support/platform';
 
 /** Revocations per kind of credential; each is followed at once by a new ticket of the branch. */
@@ -87,14 +87,12 @@ describe('revocation on live sockets', () => {
     await database.drop();
   });
 
-  async function data<T>(
+  function data<T>(
     query: string,
     variables: Record<string, unknown> = {},
     headers: Record<string, string> = bearer(owner.token),
   ): Promise<T> {
-    const reply = await askGraph(platform.gatewayUrl, query, variables, headers);
-    if (reply.errors !== undefined) throw new Error(`${query}: ${JSON.stringify(reply.errors)}`);
-    return reply.data as T;
+    return graphData<T>(platform.gatewayUrl, query, variables, headers);
   }
 
   function person(): Promise<SignedUp> {

@@ -26,6 +26,18 @@ export async function askGraph(
   return { status: response.status, data: body.data ?? null, errors: body.errors };
 }
 
+/** The data of one GraphQL request that must succeed; a throw naming the query and its errors. */
+export async function graphData<T>(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<T> {
+  const reply = await askGraph(url, query, variables, headers);
+  if (reply.errors !== undefined) throw new Error(`${query}: ${JSON.stringify(reply.errors)}`);
+  return reply.data as T;
+}
+
 const SIGN_UP = `mutation ($i: SignUpInput!) { signUp(input: $i) { token user { id } } }`;
 
 export interface SignedUp {
