@@ -136,7 +136,8 @@ async function main(): Promise<void> {
           operations,
           operationsPerMinute: Math.round((operations / elapsedMinutes) * 10) / 10,
           busiestWindow: Math.max(0, ...counts),
-          budget: 60,
+          // The default the figure is set against, not the lifted one of this run.
+          budget: loadConfig({}).boardRateLimit,
         },
         null,
         2,
