@@ -43,10 +43,53 @@ const BOUNDARY_ZONES = [
   },
 ];
 
+/**
+ * Inside a subgraph, one folder per concern, lowest first: a folder may import a lower one, and only
+ * through its index (what it chose to export); never a higher one, never the root module that
+ * composes them all.
+ */
+const SUBGRAPH_FOLDERS = {
+  tickets: {
+    folders: ['venues', 'access', 'tickets', 'boards', 'events'],
+    roots: ['tickets.subgraph.ts', 'main.ts'],
+  },
+};
+
+const FOLDER_ZONES = Object.entries(SUBGRAPH_FOLDERS).flatMap(([domain, { folders, roots }]) => {
+  const at = (name) => `./subgraphs/${domain}/${name}`;
+  return [
+    ...folders.flatMap((folder, rank) =>
+      folders
+        .filter((other) => other !== folder)
+        .map((other) =>
+          folders.indexOf(other) > rank
+            ? {
+                target: at(folder),
+                from: at(other),
+                message: `subgraphs/${domain}/${folder} sits below ${other}/ (order: ${folders.join(' < ')}): it never imports it.`,
+              }
+            : {
+                target: at(folder),
+                from: at(other),
+                except: ['./index.ts'],
+                message: `subgraphs/${domain}/${folder} uses ${other}/ only through its index: import '../${other}', and export from there what is missing.`,
+              },
+        ),
+    ),
+    {
+      target: folders.map(at),
+      from: roots.map(at),
+      message: `The folders of subgraphs/${domain} never import its root module: the root composes them, not the reverse.`,
+    },
+  ];
+});
+
+BOUNDARY_ZONES.push(...FOLDER_ZONES);
+
 /** Spec files beside the code keep every boundary but may use the helpers in test/. */
 const SPEC_BOUNDARY_ZONES = BOUNDARY_ZONES.flatMap((zone) => {
   const from = [zone.from].flat().filter((path) => path !== './test');
   return from.length === 0 ? [] : [{ ...zone, from }];
 });
 
-module.exports = { BOUNDARY_ZONES, SPEC_BOUNDARY_ZONES };
+module.exports = { BOUNDARY_ZONES, SPEC_BOUNDARY_ZONES, SUBGRAPH_FOLDERS };

@@ -38,14 +38,30 @@ async function verdict(path: string, from: string): Promise<string[]> {
 
 describe('the dependency rule, as lint enforces it', () => {
   it.each([
-    ['a door importing a domain', 'rest-adapter/tickets/probe.ts', '../../subgraphs/tickets/ticket.entity'],
-    ['the gateway importing a domain', 'gateway/probe.ts', '../subgraphs/tickets/access-cache'],
+    [
+      'a door importing a domain',
+      'rest-adapter/tickets/probe.ts',
+      '../../subgraphs/tickets/tickets/ticket.entity',
+    ],
+    ['the gateway importing a domain', 'gateway/probe.ts', '../subgraphs/tickets/access/access-cache'],
     ['a domain importing a door', 'subgraphs/tickets/probe.ts', '../../rest-adapter/http-errors'],
     ['a domain importing another', 'subgraphs/cv/probe.ts', '../billing/subscription.service'],
     ['a domain importing tools', 'subgraphs/billing/probe.ts', '../../tools/stack'],
     ['contracts importing a domain', 'contracts/cv/probe.ts', '../../subgraphs/cv/photo'],
     ['common importing contracts', 'common/probe.ts', '../contracts/tickets/ticket.limits'],
     ['code outside tests importing test/', 'tools/probe.ts', '../test/support/wait'],
+    [
+      'a subgraph folder importing a sibling folder’s internals',
+      'subgraphs/tickets/events/probe.ts',
+      '../tickets/ticket.entity',
+    ],
+    ['a subgraph folder importing a folder above it', 'subgraphs/tickets/venues/probe.ts', '../access'],
+    [
+      'a subgraph folder importing the root module',
+      'subgraphs/tickets/tickets/probe.ts',
+      '../tickets.subgraph',
+    ],
+    ['a spec inside a folder importing the root module', 'subgraphs/tickets/events/probe.spec.ts', '../main'],
   ])('refuses %s', async (_case, path, from) => {
     const messages = await verdict(path, from);
     expect(messages).toHaveLength(1);
@@ -60,8 +76,16 @@ describe('the dependency rule, as lint enforces it', () => {
     ],
     ['a domain importing a contract', 'subgraphs/tickets/probe.ts', '../../contracts/tickets/live-event'],
     ['a domain importing its own files', 'subgraphs/cv/probe.ts', './cv.service'],
+    ['a subgraph folder importing its own files', 'subgraphs/tickets/tickets/probe.ts', './ticket.entity'],
+    ['a subgraph folder importing a lower folder’s index', 'subgraphs/tickets/events/probe.ts', '../tickets'],
+    ['the root module importing a folder', 'subgraphs/tickets/probe.ts', './venues'],
     ['contracts importing common', 'contracts/cv/probe.ts', '../../common/patterns'],
     ['tools importing a domain', 'tools/probe.ts', '../subgraphs/cv/cv.service'],
+    [
+      'tools importing a subgraph folder’s internals',
+      'tools/probe.ts',
+      '../subgraphs/tickets/venues/venue.entity',
+    ],
     ['a spec beside the code using test helpers', 'subgraphs/cv/probe.spec.ts', '../../test/support/wait'],
   ])('lets %s through', async (_case, path, from) => {
     expect(await verdict(path, from)).toEqual([]);

@@ -3,37 +3,52 @@ import { ticketsMigrations } from '../../migrations/tickets';
 import type { RequestScope, SharedState, SubgraphDefinition } from '../../common/subgraph';
 import { createMailer, type Mailer } from '../../common/mail';
 import { PeopleClient } from '../../contracts/identity/people.client';
-import { AccessCache, announceAccessChange } from './access-cache';
-import { ApiKey } from './api-key.entity';
-import { ApiKeyService } from './api-key.service';
-import { Branch } from './branch.entity';
-import { OutboxEvent } from './outbox-event.entity';
+import type { AccessChange } from '../../contracts/tickets/access-change';
 import { TICKET_TOKEN_HEADER } from '../../contracts/tickets/live-event';
 import { ACCESS_RECHECK_HEADER } from '../../contracts/tickets/access-change';
 import { REST_DOOR_HEADER } from '../../contracts/tickets/board-device';
-import { TicketAccess } from './ticket-access';
-import { Ticket } from './ticket.entity';
-import { BranchResolver, TicketResolver } from './ticket.resolver';
-import { TicketCustomerResolver } from './ticket-customer.resolver';
-import { TicketCustomerService } from './ticket-customer.service';
-import { TicketService } from './ticket.service';
-import type { PresentOptions } from './ticket.type';
 import { languageOf } from '../../common/language';
-import { Venue } from './venue.entity';
-import { VenuePlanClient } from './venue-plan.client';
-import { VenueManagementResolver } from './venue-management.resolver';
-import { VenueManagement } from './venue-management.service';
-import { VenueService } from './venue.service';
 import { parseRecordId } from '../../common/input.rules';
 import { BRANCH_HEADER, CLIENT_ADDRESS_HEADER, SESSION_USER_HEADER } from '../../contracts/identity/session';
-import { MembershipRepository } from './membership.repository';
-import { VenueType } from './venue.type';
-import { JobQueues } from './events/job-queues';
-import { WebhookEndpointService } from './events/webhook-endpoint.service';
-import { WEBHOOK_RESOLVERS, webhookResolvers } from './webhook-management.resolver';
-import { BoardRepository } from './board.repository';
-import { BoardResolver } from './board.resolver';
-import { BoardService } from './board.service';
+import {
+  AccessCache,
+  announceAccessChange,
+  ApiKey,
+  ApiKeyService,
+  TicketAccess,
+  VenueApiKeys,
+  VenueApiKeysResolver,
+  VenuePlanClient,
+} from './access';
+import { BoardRepository, BoardResolver, BoardService } from './boards';
+import {
+  JobQueues,
+  OutboxEvent,
+  WEBHOOK_RESOLVERS,
+  WebhookEndpointService,
+  webhookResolvers,
+} from './events';
+import {
+  BranchResolver,
+  Ticket,
+  TicketCustomerResolver,
+  TicketCustomerService,
+  TicketResolver,
+  TicketService,
+  type PresentOptions,
+} from './tickets';
+import {
+  Branch,
+  MembershipRepository,
+  Venue,
+  VenueManagement,
+  VenueManagementResolver,
+  VenueMembers,
+  VenueMembersResolver,
+  VenueRoles,
+  VenueService,
+  VenueType,
+} from './venues';
 
 /** What every request of the tickets subgraph shares: the access cache, the mailer, the job queues. */
 interface TicketsShared extends SharedState {
@@ -54,17 +69,18 @@ function accessCacheOf(scope: RequestScope): AccessCache {
   return sharedOf(scope).accessCache;
 }
 
-/** The venue operations of the signed-in person of this request. */
-function venueManagementOf(scope: RequestScope): VenueManagement {
-  return new VenueManagement(scope.em, parseRecordId(scope.headers[SESSION_USER_HEADER]), {
-    billing: SubgraphClient.of(scope.config, 'billing'),
-    people: new PeopleClient(SubgraphClient.of(scope.config, 'identity')),
-    mailer: sharedOf(scope).mailer,
-    appBaseUrl: scope.config.publicBaseUrl,
-    requestId: scope.requestId,
-    announce: (change) => announceAccessChange(scope.redis, scope.config.redisPrefix, change),
-    clientAddress: scope.headers[CLIENT_ADDRESS_HEADER] ?? null,
-  });
+/** The signed-in person of this request, as every venue operation asks about them. */
+function venueRolesOf(scope: RequestScope): VenueRoles {
+  return new VenueRoles(
+    scope.em,
+    parseRecordId(scope.headers[SESSION_USER_HEADER]),
+    scope.headers[CLIENT_ADDRESS_HEADER] ?? null,
+  );
+}
+
+/** Tells every tickets process and the gateway to drop what they cached of a key, venue or person. */
+function announcerOf(scope: RequestScope) {
+  return (change: AccessChange) => announceAccessChange(scope.redis, scope.config.redisPrefix, change);
 }
 
 function presentOptions(scope: RequestScope): PresentOptions {
@@ -102,6 +118,31 @@ function ticketResolver(scope: RequestScope): TicketResolver {
     presentOptions(scope),
     scope.config.push?.publicKey ?? null,
   );
+}
+
+/** The control panel's venue resolvers of one request: the venue, its people, its keys. */
+function venueResolvers(scope: RequestScope): object[] {
+  const roles = venueRolesOf(scope);
+  const requestId = scope.requestId;
+  return [
+    new VenueManagementResolver(
+      new VenueManagement(scope.em, roles, {
+        billing: SubgraphClient.of(scope.config, 'billing'),
+        requestId,
+      }),
+      roles,
+    ),
+    new VenueMembersResolver(
+      new VenueMembers(scope.em, roles, {
+        people: new PeopleClient(SubgraphClient.of(scope.config, 'identity')),
+        mailer: sharedOf(scope).mailer,
+        appBaseUrl: scope.config.publicBaseUrl,
+        requestId,
+        announce: announcerOf(scope),
+      }),
+    ),
+    new VenueApiKeysResolver(new VenueApiKeys(scope.em, roles, announcerOf(scope))),
+  ];
 }
 
 const TICKET_SUBSCRIPTIONS = `
@@ -151,6 +192,8 @@ export const ticketsSubgraph: SubgraphDefinition = {
     BranchResolver,
     TicketCustomerResolver,
     VenueManagementResolver,
+    VenueMembersResolver,
+    VenueApiKeysResolver,
     BoardResolver,
     ...WEBHOOK_RESOLVERS,
   ],
@@ -192,16 +235,16 @@ export const ticketsSubgraph: SubgraphDefinition = {
       scope.config.push,
       scope.config.webhooks.allowInsecure,
     ),
-    new VenueManagementResolver(venueManagementOf(scope)),
+    ...venueResolvers(scope),
     new BoardResolver(
-      new BoardService(new BoardRepository(scope.em), venueManagementOf(scope), {
+      new BoardService(new BoardRepository(scope.em), venueRolesOf(scope), {
         publicBaseUrl: scope.config.publicBaseUrl,
-        announce: (change) => announceAccessChange(scope.redis, scope.config.redisPrefix, change),
+        announce: announcerOf(scope),
         clientAddress: scope.headers[CLIENT_ADDRESS_HEADER] ?? null,
       }),
     ),
     ...webhookResolvers(
-      venueManagementOf(scope),
+      venueRolesOf(scope),
       new WebhookEndpointService(scope.em, scope.config, sharedOf(scope).queues),
     ),
   ],

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
-import { TicketService } from '../../subgraphs/tickets/ticket.service';
+import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events';
+import { TicketService } from '../../subgraphs/tickets/tickets';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
 import { waitUntil } from '../support/wait';

@@ -117,7 +117,7 @@ export function testConfig(database: TestDatabase, env: NodeJS.ProcessEnv = {}):
  * the file's tests, closed and dropped after them. Read `orm` and `database` inside tests and hooks
  * declared after this call, once they exist.
  */
-export function useSchemaDatabase(module: SchemaModule): {
+export function useSchemaDatabase(module: SchemaModule | string): {
   readonly orm: MikroORM;
   readonly database: TestDatabase;
 } {
@@ -125,7 +125,10 @@ export function useSchemaDatabase(module: SchemaModule): {
   let orm: MikroORM | undefined;
   beforeAll(async () => {
     database = await createTestDatabase();
-    orm = await openSchema(testConfig(database), module);
+    orm = await openSchema(
+      testConfig(database),
+      typeof module === 'string' ? await schemaOf(module) : module,
+    );
   });
   afterAll(async () => {
     await orm?.close(true);
@@ -144,4 +147,16 @@ export function useSchemaDatabase(module: SchemaModule): {
       return ready(database);
     },
   };
+}
+
+/**
+ * A subgraph's schema module by its name, so a spec inside a subgraph's folder opens its tables
+ * without importing the subgraph's root module. Loaded on use: the global setup imports this file
+ * and must not load every subgraph's registries.
+ */
+async function schemaOf(name: string): Promise<SchemaModule> {
+  const { SUBGRAPHS } = await import('../../subgraphs');
+  const subgraph = SUBGRAPHS.find((candidate) => candidate.name === name);
+  if (subgraph === undefined) throw new Error(`no subgraph is named ${name}`);
+  return subgraph.schemaModule;
 }

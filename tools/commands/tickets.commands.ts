@@ -1,14 +1,16 @@
 import { SubgraphClient } from '../../common/subgraph-call';
 import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
 import { billingServices } from '../../subgraphs/billing/billing.subgraph';
-import { TICKET_SCOPES } from '../../subgraphs/tickets/api-key.entity';
-import { ApiKeyService, parseScopes } from '../../subgraphs/tickets/api-key.service';
-import type { Venue } from '../../subgraphs/tickets/venue.entity';
-import { announceAccessChange } from '../../subgraphs/tickets/access-cache';
-import { VenuePlanClient } from '../../subgraphs/tickets/venue-plan.client';
-import { VenueService } from '../../subgraphs/tickets/venue.service';
+import {
+  announceAccessChange,
+  ApiKeyRepository,
+  ApiKeyService,
+  parseScopes,
+  TICKET_SCOPES,
+  VenuePlanClient,
+} from '../../subgraphs/tickets/access';
+import { MembershipRepository, VenueService, type Venue } from '../../subgraphs/tickets/venues';
 import { auditVenue as audit } from './venue-audit';
-import { MembershipRepository } from '../../subgraphs/tickets/membership.repository';
 
 const TICKET_PLANS = ['starter', 'growth', 'enterprise'] as const;
 const ON_OFF = ['on', 'off'] as const;
@@ -157,7 +159,7 @@ export const ticketsCommands: CommandSpec[] = [
       const em = await context.em('tickets');
       const revoked = await new ApiKeyService(em).revoke(id(flags, 'id'));
       // A key found by id has a branch, and the branch a venue (foreign keys).
-      const venueId = (await new MembershipRepository(em).venueOfKey(revoked.id))!;
+      const venueId = (await new ApiKeyRepository(em).venueOfKey(revoked.id))!;
       // Processes that cached the key forget it now (their TTL covers a missed announcement), and
       // live sockets of its venue are checked again.
       await announceAccessChange(await context.redis(), context.config.redisPrefix, {

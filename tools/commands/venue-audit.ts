@@ -1,6 +1,6 @@
 import { AuditLog, OPERATOR, type AuditDetails } from '../../common/audit-log';
 import type { CliContext } from '../../common/cli';
-import { VENUE_AUDIT } from '../../subgraphs/tickets/venue-audit';
+import { VENUE_AUDIT } from '../../subgraphs/tickets/venues';
 
 /** Keeps an operator's change in the venue's audit log (actor: operator, no address). */
 export async function auditVenue(

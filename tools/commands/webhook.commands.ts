@@ -1,7 +1,6 @@
 import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
-import { JobQueues } from '../../subgraphs/tickets/events/job-queues';
-import { parseEvents, WEBHOOK_EVENTS } from '../../subgraphs/tickets/events/ticket-events';
-import { WebhookEndpointService } from '../../subgraphs/tickets/events/webhook-endpoint.service';
+import { JobQueues, parseEvents, WebhookEndpointService } from '../../subgraphs/tickets/events';
+import { WEBHOOK_EVENTS } from '../../subgraphs/tickets/tickets';
 import { auditVenue } from './venue-audit';
 
 const id = (flags: FlagValues, name: string) => flags[name] as number;

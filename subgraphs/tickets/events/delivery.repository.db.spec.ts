@@ -1,12 +1,11 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { useSchemaDatabase } from '../../../test/support/database';
-import { ticketsSubgraph } from '../tickets.subgraph';
-import { VenueService } from '../venue.service';
+import { VenueService } from '../venues';
 import { DeliveryRepository } from './delivery.repository';
 
 describe('DeliveryRepository on real Postgres', () => {
-  const db = useSchemaDatabase(ticketsSubgraph.schemaModule);
+  const db = useSchemaDatabase('tickets');
 
   const deliveries = () => new DeliveryRepository(db.orm.em.fork());
   const sealed = Buffer.from('not a real sealed secret');

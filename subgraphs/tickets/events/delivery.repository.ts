@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../../common/database';
-import type { DeliveryEvent } from './ticket-events';
+import type { DeliveryEvent } from './webhook-events';
 
 /** The tables of delivery rows, each `pending` → busy (claimed by a worker) → settled. */
 export type DeliveryTableName =

@@ -1,16 +1,30 @@
 import type { Config } from '../../../common/config';
-import { openSchema, type MikroORM } from '../../../common/database';
+import { openSchema, type MikroORM, type SchemaModule } from '../../../common/database';
 import { HttpService } from '../../../common/http-service';
 import { createLogger } from '../../../common/logger';
 import { stopOnce, type Running } from '../../../common/process';
 import { connectRedis, type Redis } from '../../../common/redis';
-import { OutboxRepository } from '../outbox.repository';
-import { ticketsSubgraph } from '../tickets.subgraph';
+import { ticketsMigrations } from '../../../migrations/tickets';
+import { ApiKey } from '../access';
+import { Ticket } from '../tickets';
+import { Branch, Venue } from '../venues';
+import { OutboxEvent } from './outbox-event.entity';
+import { OutboxRepository } from './outbox.repository';
 import { JobQueues } from './job-queues';
 import { OutboxRelay } from './outbox-relay';
 import { PushWorker } from './push-worker';
 import { SmsWorker } from './sms-worker';
 import { WebhookWorker } from './webhook-worker';
+
+/**
+ * The `tickets` schema as this worker opens it: the subgraph's own tables and migrations (the
+ * subgraph's root module lists the same), read here without reaching back up to it.
+ */
+const EVENTS_SCHEMA: SchemaModule = {
+  schema: 'tickets',
+  entities: [Venue, Branch, ApiKey, Ticket, OutboxEvent],
+  migrations: ticketsMigrations,
+};
 
 export interface RunningEvents extends Running {
   port: number;
@@ -28,7 +42,7 @@ export interface RunningEvents extends Running {
  */
 export async function startEvents(config: Config): Promise<RunningEvents> {
   const logger = createLogger({ service: 'tickets-events', level: config.logLevel });
-  const orm = await openSchema(config, ticketsSubgraph.schemaModule, logger);
+  const orm = await openSchema(config, EVENTS_SCHEMA, logger);
   let redis: Redis;
   try {
     redis = await connectRedis(config.redisUrl, 'tickets-events');

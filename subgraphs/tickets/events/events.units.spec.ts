@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { parseSchedule } from '../../../common/config';
 import { seal, unseal } from './secret-box';
-import { parseEvents } from './ticket-events';
-import { checkWebhookUrlForm, isPublicAddress } from './webhook-url';
+import { parseEvents } from './webhook-events';
+import { checkWebhookUrlForm, isPublicAddress } from '../../../common/outbound-url';
 import { retryDelayMs } from './delivery-rows';
 
 describe('webhook building blocks', () => {

@@ -6,8 +6,8 @@ import type { Redis } from '../../../common/redis';
 import { isDatabaseUnavailable } from '../../../common/database-errors';
 import type { JobQueues, QueueName } from './job-queues';
 import { pushText, smsText } from './sms-text';
-import { listenToOutbox, OutboxRepository, type OutboxRow, type RelayWrites } from '../outbox.repository';
-import type { VenueRepository } from '../venue.repository';
+import { listenToOutbox, OutboxRepository, type OutboxRow, type RelayWrites } from './outbox.repository';
+import type { VenueRepository } from '../venues';
 import { liveEventsChannel, type LiveEvent } from '../../../contracts/tickets/live-event';
 import { liveTicketOf, ticketOfSnapshot, webhookBody } from './webhook-body';
 

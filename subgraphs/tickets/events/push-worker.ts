@@ -5,7 +5,12 @@ import type { Logger } from '../../../common/logger';
 import { DeliveryRowWorker, PUSH_ROWS, retryDelayMs } from './delivery-rows';
 import type { ClaimedPush } from './delivery.repository';
 import type { JobQueues } from './job-queues';
-import { checkWebhookUrlForm, postToVetted, vetWebhookHost, type PostOutcome } from './webhook-url';
+import {
+  checkWebhookUrlForm,
+  postToVetted,
+  vetWebhookHost,
+  type PostOutcome,
+} from '../../../common/outbound-url';
 
 const CONCURRENCY = 8;
 const SEND_TIMEOUT_MS = 10_000;

@@ -4,7 +4,7 @@ import type { MikroORM } from '../../../common/database';
 import { JsonHttpClient } from '../../../common/json-http';
 import type { Logger } from '../../../common/logger';
 import type { Redis } from '../../../common/redis';
-import { VenuePlanClient } from '../venue-plan.client';
+import { VenuePlanClient } from '../access';
 import { DeliveryRowWorker, MAX_RETRIES, retryDelayMs, SMS_ROWS } from './delivery-rows';
 import type { JobQueues } from './job-queues';
 

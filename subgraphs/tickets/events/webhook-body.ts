@@ -3,10 +3,8 @@ import {
   type GraphTicket,
   type TicketResource,
 } from '../../../contracts/tickets/ticket.resource';
-import { Ticket } from '../ticket.entity';
+import { Ticket, toTicketType, type FeedbackPayload } from '../tickets';
 import type { TextLanguage } from '../../../common/language';
-import { toTicketType } from '../ticket.type';
-import type { FeedbackPayload } from './ticket-events';
 import type { LiveTicket } from '../../../contracts/tickets/live-event';
 
 const DATE_FIELDS = [

@@ -3,13 +3,14 @@ import type { Config } from '../../../common/config';
 import type { EntityManager } from '../../../common/database';
 import { ConflictError, NotFoundError, ValidationError } from '../../../common/errors';
 import { say } from '../../../common/messages';
-import { VenueService } from '../venue.service';
+import type { WebhookEvent } from '../tickets';
+import { VenueService } from '../venues';
 import { DeliveryRepository, type DeliveryLogRow, type EndpointRow } from './delivery.repository';
 import { QueueUnavailableError, type JobQueues } from './job-queues';
 import { seal } from './secret-box';
-import { DEFAULT_ENDPOINT_EVENTS, type WebhookEvent } from './ticket-events';
+import { DEFAULT_ENDPOINT_EVENTS } from './webhook-events';
 import { pingBody } from './webhook-body';
-import { checkWebhookUrlForm, UnsafeWebhookUrlError, vetWebhookHost } from './webhook-url';
+import { checkWebhookUrlForm, UnsafeWebhookUrlError, vetWebhookHost } from '../../../common/outbound-url';
 
 export interface EndpointJson {
   id: number;

@@ -12,7 +12,12 @@ import type { JobQueues } from './job-queues';
 import { DeliveryRowWorker, MAX_RETRIES, retryDelayMs, WEBHOOK_ROWS } from './delivery-rows';
 import type { ClaimedDelivery } from './delivery.repository';
 import { unseal } from './secret-box';
-import { checkWebhookUrlForm, postToVetted, vetWebhookHost, type PostOutcome } from './webhook-url';
+import {
+  checkWebhookUrlForm,
+  postToVetted,
+  vetWebhookHost,
+  type PostOutcome,
+} from '../../../common/outbound-url';
 
 const CONCURRENCY = 16;
 

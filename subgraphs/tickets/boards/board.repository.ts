@@ -1,0 +1,276 @@
+import type { EntityManager } from '../../../common/database';
+import type { TextLanguage } from '../../../common/language';
+import { TICKET_SCOPES } from '../access';
+
+/** A board device as the panel lists it: a branch key of kind `board`. */
+export interface BoardDevice {
+  id: number;
+  branchId: number;
+  branchName: string;
+  venueId: number;
+  name: string;
+  /** The key's shown prefix once paired; null while the pairing code waits. */
+  prefix: string | null;
+  createdByUserId: number | null;
+  pairedAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface Display {
+  id: number;
+  branchId: number;
+  branchName: string;
+  venueId: number;
+  name: string;
+  language: TextLanguage;
+  chime: boolean;
+  speech: boolean;
+  readyMinutes: number;
+  createdByUserId: number | null;
+  lastSeenAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+/** A ticket as a room's screen may show it: a number and where it is, nothing about the customer. */
+export interface DisplayTicket {
+  id: number;
+  number: string;
+  status: 'waiting' | 'ready';
+  readyAt: Date | null;
+  ringCount: number;
+  updatedAt: Date;
+}
+
+export interface DisplaySettings {
+  name: string;
+  language: TextLanguage;
+  chime: boolean;
+  speech: boolean;
+  readyMinutes: number;
+}
+
+type Row = Record<string, unknown>;
+
+const when = (value: unknown): Date | null => (value === null ? null : new Date(value as string));
+
+function deviceOf(row: Row): BoardDevice {
+  return {
+    id: Number(row.id),
+    branchId: Number(row.branch_id),
+    branchName: row.branch_name as string,
+    venueId: Number(row.venue_id),
+    name: row.name as string,
+    prefix: row.paired_at === null ? null : (row.prefix as string),
+    createdByUserId: row.created_by_user_id === null ? null : Number(row.created_by_user_id),
+    pairedAt: when(row.paired_at),
+    lastUsedAt: when(row.last_used_at),
+    revokedAt: when(row.revoked_at),
+    createdAt: new Date(row.created_at as string),
+  };
+}
+
+function displayOf(row: Row): Display {
+  return {
+    id: Number(row.id),
+    branchId: Number(row.branch_id),
+    branchName: row.branch_name as string,
+    venueId: Number(row.venue_id),
+    name: row.name as string,
+    language: row.language as TextLanguage,
+    chime: row.chime as boolean,
+    speech: row.speech as boolean,
+    readyMinutes: Number(row.ready_minutes),
+    createdByUserId: row.created_by_user_id === null ? null : Number(row.created_by_user_id),
+    lastSeenAt: when(row.last_seen_at),
+    revokedAt: when(row.revoked_at),
+    createdAt: new Date(row.created_at as string),
+  };
+}
+
+const DEVICE_COLUMNS = `k.id, k.branch_id, b.name as branch_name, b.venue_id, k.name, k.prefix,
+  k.created_by_user_id, k.paired_at, k.last_used_at, k.revoked_at, k.created_at`;
+const DISPLAY_COLUMNS = `d.id, d.branch_id, b.name as branch_name, b.venue_id, d.name, d.language, d.chime, d.speech, d.ready_minutes,
+  d.created_by_user_id, d.last_seen_at, d.revoked_at, d.created_at`;
+
+/** Board devices (`tickets.api_keys` of kind board, and their pairing codes) and displays. */
+export class BoardRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  /** A device waiting to be paired: a key no one holds yet, and its pairing code's hash. */
+  async createDevice(fields: {
+    branchId: number;
+    name: string;
+    userId: number;
+    placeholderHash: Buffer;
+    codeHash: Buffer;
+    codeMinutes: number;
+  }): Promise<BoardDevice> {
+    const id = await this.em.transactional(async (em) => {
+      const [row] = await em.execute<{ id: string }[]>(
+        `insert into tickets.api_keys (branch_id, name, scopes, prefix, key_hash, kind, created_by_user_id)
+         values (?, ?, ?::text[], '', ?, 'board', ?) returning id`,
+        // Every ticket scope: a device does the tickets work a branch key may.
+        [fields.branchId, fields.name, `{${TICKET_SCOPES.join(',')}}`, fields.placeholderHash, fields.userId],
+      );
+      await em.execute(
+        `insert into tickets.board_pairings (api_key_id, code_hash, expires_at)
+         values (?, ?, now() + make_interval(mins => ?))`,
+        [row!.id, fields.codeHash, fields.codeMinutes],
+      );
+      return Number(row!.id);
+    });
+    return (await this.device(id))!;
+  }
+
+  /**
+   * Redeems a pairing code once, before it expires, for a device not revoked meanwhile: the device
+   * takes the new key. Null for anything else.
+   */
+  async pair(codeHash: Buffer, key: { prefix: string; hash: Buffer }): Promise<number | null> {
+    return this.em.transactional(async (em) => {
+      const [pairing] = await em.execute<{ api_key_id: string }[]>(
+        `update tickets.board_pairings set used_at = now()
+          where code_hash = ? and used_at is null and expires_at > now()
+          returning api_key_id`,
+        [codeHash],
+      );
+      if (pairing === undefined) return null;
+      const [row] = await em.execute<{ id: string }[]>(
+        `update tickets.api_keys set key_hash = ?, prefix = ?, paired_at = now()
+          where id = ? and kind = 'board' and revoked_at is null returning id`,
+        [key.hash, key.prefix, pairing.api_key_id],
+      );
+      return row === undefined ? null : Number(row.id);
+    });
+  }
+
+  async devicesOf(venueId: number): Promise<BoardDevice[]> {
+    const rows = await this.em.execute<Row[]>(
+      `select ${DEVICE_COLUMNS}
+         from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
+        where b.venue_id = ? and k.kind = 'board' order by k.id`,
+      [venueId],
+    );
+    return rows.map(deviceOf);
+  }
+
+  /** A board device, revoked or not; null for any other id. */
+  async device(id: number): Promise<BoardDevice | null> {
+    const [row] = await this.em.execute<Row[]>(
+      `select ${DEVICE_COLUMNS}
+         from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
+        where k.id = ? and k.kind = 'board'`,
+      [id],
+    );
+    return row === undefined ? null : deviceOf(row);
+  }
+
+  /** Revokes a device and any pairing code of it still waiting. */
+  async revokeDevice(id: number): Promise<void> {
+    await this.em.execute(
+      `update tickets.api_keys set revoked_at = coalesce(revoked_at, now()) where id = ? and kind = 'board'`,
+      [id],
+    );
+    await this.em.execute(
+      `update tickets.board_pairings set used_at = coalesce(used_at, now()) where api_key_id = ?`,
+      [id],
+    );
+  }
+
+  async createDisplay(
+    fields: DisplaySettings & { branchId: number; userId: number; tokenHash: Buffer },
+  ): Promise<Display> {
+    const [row] = await this.em.execute<{ id: string }[]>(
+      `insert into tickets.displays (branch_id, name, language, chime, speech, ready_minutes, token_hash, created_by_user_id)
+       values (?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+      [
+        fields.branchId,
+        fields.name,
+        fields.language,
+        fields.chime,
+        fields.speech,
+        fields.readyMinutes,
+        fields.tokenHash,
+        fields.userId,
+      ],
+    );
+    return (await this.display(Number(row!.id)))!;
+  }
+
+  async display(id: number): Promise<Display | null> {
+    const [row] = await this.em.execute<Row[]>(
+      `select ${DISPLAY_COLUMNS} from tickets.displays d join tickets.branches b on b.id = d.branch_id
+        where d.id = ?`,
+      [id],
+    );
+    return row === undefined ? null : displayOf(row);
+  }
+
+  /** The live display of a token, noting that it was seen (at most once a minute). */
+  async liveDisplayByToken(tokenHash: Buffer): Promise<Display | null> {
+    const [row] = await this.em.execute<Row[]>(
+      `select ${DISPLAY_COLUMNS} from tickets.displays d join tickets.branches b on b.id = d.branch_id
+        where d.token_hash = ? and d.revoked_at is null`,
+      [tokenHash],
+    );
+    if (row === undefined) return null;
+    await this.em.execute(
+      `update tickets.displays set last_seen_at = now()
+        where id = ? and (last_seen_at is null or last_seen_at < now() - interval '1 minute')`,
+      [row.id],
+    );
+    return displayOf(row);
+  }
+
+  async displaysOf(venueId: number): Promise<Display[]> {
+    const rows = await this.em.execute<Row[]>(
+      `select ${DISPLAY_COLUMNS} from tickets.displays d join tickets.branches b on b.id = d.branch_id
+        where b.venue_id = ? order by d.id`,
+      [venueId],
+    );
+    return rows.map(displayOf);
+  }
+
+  async updateDisplay(id: number, settings: DisplaySettings): Promise<void> {
+    await this.em.execute(
+      `update tickets.displays set name = ?, language = ?, chime = ?, speech = ?, ready_minutes = ? where id = ?`,
+      [settings.name, settings.language, settings.chime, settings.speech, settings.readyMinutes, id],
+    );
+  }
+
+  async revokeDisplay(id: number): Promise<void> {
+    await this.em.execute(
+      `update tickets.displays set revoked_at = coalesce(revoked_at, now()) where id = ?`,
+      [id],
+    );
+  }
+
+  /** The branch's open tickets a display shows: waiting, and ready within `readyMinutes`. */
+  async displayTickets(branchId: number, readyMinutes: number): Promise<DisplayTicket[]> {
+    const rows = await this.em.execute<Row[]>(
+      `select id, number, status, ready_at, ring_count, updated_at from tickets.tickets
+        where branch_id = ?
+          and (status = 'waiting' or (status = 'ready' and ready_at > now() - make_interval(mins => ?)))
+        order by id`,
+      [branchId, readyMinutes],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      number: row.number as string,
+      status: row.status as DisplayTicket['status'],
+      readyAt: when(row.ready_at),
+      ringCount: Number(row.ring_count),
+      updatedAt: new Date(row.updated_at as string),
+    }));
+  }
+
+  async venueName(venueId: number): Promise<string> {
+    const [row] = await this.em.execute<{ name: string }[]>(`select name from tickets.venues where id = ?`, [
+      venueId,
+    ]);
+    return row?.name ?? '';
+  }
+}

@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { useSchemaDatabase } from '../../../test/support/database';
+import { TicketOutbox, TicketRepository } from '../tickets';
+import { VenueService } from '../venues';
+import { OutboxRepository } from './outbox.repository';
+
+describe('OutboxRepository on real Postgres', () => {
+  const db = useSchemaDatabase('tickets');
+
+  const tickets = () => new TicketRepository(db.orm.em.fork());
+
+  async function newBranch(): Promise<{ branchId: number; venueId: number }> {
+    const venues = new VenueService(db.orm.em.fork());
+    const venue = await venues.create({ name: 'Kebab Erbil' });
+    return { branchId: (await venues.createBranch(venue.id, 'Main counter')).id, venueId: venue.id };
+  }
+
+  const row = (branchId: number, number: string) => ({
+    branchId,
+    number,
+    externalId: null,
+    token: randomBytes(24).toString('base64url'),
+    customerName: null,
+    customerPhone: '+9647701234567',
+    note: null,
+  });
+
+  it('relays an outbox event once, its snapshot without the phone', async () => {
+    const { branchId, venueId } = await newBranch();
+    const ticket = await tickets().insert(row(branchId, '1'));
+    await new TicketOutbox(db.orm.em.fork()).recordEvent(venueId, 'ticket.created', ticket!);
+    await new OutboxRepository(db.orm.em.fork()).transaction(async ({ outbox }) => {
+      const rows = (await outbox.lockUnrelayed(100)).filter((r) => Number(r.venue_id) === venueId);
+      expect(rows.map((r) => r.event)).toEqual(['ticket.created']);
+      expect(rows[0]?.payload.ticket.number).toBe('1');
+      expect(JSON.stringify(rows[0]?.payload)).not.toContain('7701234567');
+      await outbox.markRelayed(rows);
+    });
+    const again = await new OutboxRepository(db.orm.em.fork()).transaction(({ outbox }) =>
+      outbox.lockUnrelayed(100),
+    );
+    expect(again.filter((r) => Number(r.venue_id) === venueId)).toEqual([]);
+  });
+});

@@ -1,0 +1,20 @@
+/**
+ * Tickets: the ticket, its state machine, its rules, its repository and outbox writes, the
+ * staff's and the customer's operations and their graph types.
+ * What the other folders of the tickets subgraph may use; the rest of tickets/ is its own.
+ */
+export { Ticket } from './ticket.entity';
+export { TicketRepository } from './ticket.repository';
+export { TicketOutbox } from './ticket-outbox';
+export { TicketService } from './ticket.service';
+export { TicketCustomerService } from './ticket-customer.service';
+export {
+  DOCUMENTED_EVENTS,
+  WEBHOOK_EVENTS,
+  isWebhookEvent,
+  type FeedbackPayload,
+  type WebhookEvent,
+} from './ticket-events';
+export { TicketStatusValue, toTicketType, type PresentOptions } from './ticket.type';
+export { BranchResolver, TicketResolver } from './ticket.resolver';
+export { TicketCustomerResolver } from './ticket-customer.resolver';

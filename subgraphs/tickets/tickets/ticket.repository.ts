@@ -1,0 +1,407 @@
+import type { EntityManager } from '../../../common/database';
+import { TicketSource, type TicketStatus } from '../../../contracts/tickets/ticket.limits';
+import type { FeedbackPayload } from './ticket-events';
+import { TicketOutbox } from './ticket-outbox';
+import { Ticket } from './ticket.entity';
+
+type Row = Record<string, unknown>;
+
+/** The repositories of one ticket write, bound to its transaction. */
+export interface TicketWrites {
+  tickets: TicketRepository;
+  outbox: TicketOutbox;
+}
+
+/** A new ticket's columns, checked and normalised by the service. */
+export interface NewTicketRow {
+  branchId: number;
+  number: string;
+  externalId: string | null;
+  token: string;
+  customerName: string | null;
+  customerPhone: string | null;
+  note: string | null;
+  /** API unless said otherwise. */
+  source?: TicketSource;
+}
+
+/** What narrows a list of a branch's tickets; a blank field narrows nothing. */
+export interface TicketFilter {
+  search?: string | null;
+  status?: TicketStatus | null;
+  externalId?: string | null;
+  from?: Date | null;
+  to?: Date | null;
+}
+
+/** An Idempotency-Key's record as another request left it. */
+export interface IdempotencyRecord {
+  requestHash: string;
+  ticketId: number | null;
+  completed: boolean;
+}
+
+/** How long a key is kept, and after how long an unfinished claim counts as abandoned. */
+export interface IdempotencyTerms {
+  keepHours: number;
+  abandonedAfterSeconds: number;
+}
+
+/** A ticket locked for the customer's write, with what its venue allows. */
+export interface LockedTicket {
+  ticket: Ticket;
+  venueId: number;
+  smsEnabled: boolean;
+}
+
+/** A ticket that could not be rung: its status and the seconds until the next ring is allowed. */
+export interface RingState {
+  status: TicketStatus;
+  waitSeconds: number | null;
+}
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Tickets, their numbering and Idempotency-Keys, and what the customer writes on the ticket's page
+ * (push subscriptions, feedback). The conditional writes answer null when their condition no
+ * longer holds, so that the service decides what that means.
+ */
+export class TicketRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  /** Runs `work` in one transaction, so a ticket's change and the event reporting it commit together. */
+  transaction<T>(work: (tx: TicketWrites) => Promise<T>): Promise<T> {
+    return this.em.transactional((tx) =>
+      work({ tickets: new TicketRepository(tx), outbox: new TicketOutbox(tx) }),
+    );
+  }
+
+  /**
+   * Claims the key for a request, in a statement of its own so that a concurrent repeat sees the
+   * claim at once. An expired key, or a claim abandoned unfinished, is taken over. Answers whether
+   * this request holds the claim.
+   */
+  async claimIdempotencyKey(
+    branchId: number,
+    key: string,
+    requestHash: string,
+    terms: IdempotencyTerms,
+  ): Promise<boolean> {
+    const claimed = await this.em.execute<Row[]>(
+      `insert into tickets.idempotency_keys (branch_id, key, request_hash, expires_at)
+       values (?, ?, ?, now() + make_interval(hours => ?))
+       on conflict (branch_id, key) do update
+         set request_hash = excluded.request_hash, ticket_id = null, started_at = now(),
+             completed_at = null, expires_at = excluded.expires_at
+         where tickets.idempotency_keys.expires_at < now()
+            or (tickets.idempotency_keys.completed_at is null
+                and tickets.idempotency_keys.started_at < now() - make_interval(secs => ?))
+       returning branch_id`,
+      [branchId, key, requestHash, terms.keepHours, terms.abandonedAfterSeconds],
+    );
+    return claimed.length === 1;
+  }
+
+  async findIdempotencyKey(branchId: number, key: string): Promise<IdempotencyRecord | undefined> {
+    const [existing] = await this.em.execute<Row[]>(
+      `select request_hash, ticket_id, completed_at from tickets.idempotency_keys where branch_id = ? and key = ?`,
+      [branchId, key],
+    );
+    if (existing === undefined) return undefined;
+    return {
+      requestHash: existing.request_hash as string,
+      ticketId: existing.ticket_id === null ? null : Number(existing.ticket_id),
+      completed: existing.completed_at !== null,
+    };
+  }
+
+  /** Remembers the ticket a claimed key created; in the transaction that created it. */
+  async completeIdempotencyKey(branchId: number, key: string, ticketId: number): Promise<void> {
+    await this.em.execute(
+      `update tickets.idempotency_keys set ticket_id = ?, completed_at = now()
+            where branch_id = ? and key = ?`,
+      [ticketId, branchId, key],
+    );
+  }
+
+  /** Drops an unfinished claim; a completed one stays. */
+  async releaseIdempotencyKey(branchId: number, key: string): Promise<void> {
+    await this.em.execute(
+      `delete from tickets.idempotency_keys where branch_id = ? and key = ? and completed_at is null`,
+      [branchId, key],
+    );
+  }
+
+  /** The ticket as stored, read past this request's identity map (an earlier request created it). */
+  findStored(id: number): Promise<Ticket> {
+    return this.em.fork().findOneOrFail(Ticket, { id });
+  }
+
+  /**
+   * Takes the branch's next number; the counter starts again at 1 each day in the venue's timezone.
+   * Null when there is no such branch.
+   */
+  async nextNumber(branchId: number): Promise<string | null> {
+    const [row] = await this.em.execute<{ number_counter: number }[]>(
+      `update tickets.branches b
+          set number_counter = case when b.number_day = (now() at time zone v.timezone)::date
+                                    then b.number_counter + 1 else 1 end,
+              number_day = (now() at time zone v.timezone)::date,
+              updated_at = now()
+         from tickets.venues v
+        where b.id = ? and v.id = b.venue_id
+        returning b.number_counter`,
+      [branchId],
+    );
+    if (row === undefined) return null;
+    return String(row.number_counter);
+  }
+
+  /** The new ticket, or null when an open ticket holds its number or external id already. */
+  async insert(ticket: NewTicketRow): Promise<Ticket | null> {
+    const rows = await this.em.execute<Row[]>(
+      `insert into tickets.tickets (branch_id, number, external_id, token, customer_name, customer_phone, note, source)
+         values (?, ?, ?, ?, ?, ?, ?, ?)
+         on conflict do nothing
+         returning *`,
+      [
+        ticket.branchId,
+        ticket.number,
+        ticket.externalId,
+        ticket.token,
+        ticket.customerName,
+        ticket.customerPhone,
+        ticket.note,
+        ticket.source ?? TicketSource.API,
+      ],
+    );
+    const row = rows[0];
+    return row === undefined ? null : this.em.map(Ticket, row);
+  }
+
+  /** Which of the number and external id an open ticket of the branch holds. */
+  async openTicketClash(
+    branchId: number,
+    number: string,
+    externalId: string | null,
+  ): Promise<{ numberTaken: boolean; externalIdTaken: boolean }> {
+    const [clash] = await this.em.execute<{ number_taken: boolean; external_id_taken: boolean }[]>(
+      `select exists (select 1 from tickets.tickets where branch_id = ? and number = ? and status in ('waiting', 'ready')) as number_taken,
+                exists (select 1 from tickets.tickets where branch_id = ? and external_id = ? and status in ('waiting', 'ready')) as external_id_taken`,
+      [branchId, number, branchId, externalId],
+    );
+    return { numberTaken: clash?.number_taken === true, externalIdTaken: clash?.external_id_taken === true };
+  }
+
+  findInBranch(branchId: number, id: number): Promise<Ticket | null> {
+    return this.em.findOne(Ticket, { id, branchId });
+  }
+
+  /** The branch's open ticket with the external id comes first, then the newest closed one. */
+  async findByExternalId(branchId: number, externalId: string): Promise<Ticket | null> {
+    const rows = await this.em.execute<Row[]>(
+      `select * from tickets.tickets where branch_id = ? and external_id = ?
+        order by (status in ('waiting', 'ready')) desc, id desc limit 1`,
+      [branchId, externalId],
+    );
+    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
+  }
+
+  findByToken(token: string): Promise<Ticket | null> {
+    return this.em.findOne(Ticket, { token });
+  }
+
+  /**
+   * Moves the ticket to `to` and stamps when, if its status is still one of `from`; null when it no
+   * longer is. `alert` also counts a ring and restarts the ring interval.
+   */
+  async changeStatus(
+    id: number,
+    from: readonly TicketStatus[],
+    to: TicketStatus,
+    alert: boolean,
+  ): Promise<Ticket | null> {
+    const stamp = to === 'ready' ? 'ready_at' : to === 'collected' ? 'collected_at' : 'cancelled_at';
+    const ring = alert ? ', ring_count = ring_count + 1, last_alert_at = now()' : '';
+    const rows = await this.em.execute<Row[]>(
+      `update tickets.tickets set status = ?, ${stamp} = now(), updated_at = now()${ring}
+          where id = ? and status in (${from.map(() => '?').join(', ')})
+          returning *`,
+      [to, id, ...from],
+    );
+    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
+  }
+
+  async statusOf(id: number): Promise<TicketStatus | undefined> {
+    const latest = await this.em.execute<{ status: TicketStatus }[]>(
+      'select status from tickets.tickets where id = ?',
+      [id],
+    );
+    return latest[0]?.status;
+  }
+
+  /** Rings a ready ticket last alerted at least `intervalSeconds` ago; null otherwise. */
+  async ring(id: number, intervalSeconds: number): Promise<Ticket | null> {
+    const rows = await this.em.execute<Row[]>(
+      `update tickets.tickets set ring_count = ring_count + 1, last_alert_at = now(), updated_at = now()
+          where id = ? and status = 'ready'
+            and (last_alert_at is null or last_alert_at <= now() - make_interval(secs => ?))
+          returning *`,
+      [id, intervalSeconds],
+    );
+    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
+  }
+
+  async ringState(id: number, intervalSeconds: number): Promise<RingState | undefined> {
+    const [state] = await this.em.execute<{ status: TicketStatus; wait: string | null }[]>(
+      `select status, extract(epoch from (last_alert_at + make_interval(secs => ?) - now())) as wait
+             from tickets.tickets where id = ?`,
+      [intervalSeconds, id],
+    );
+    if (state === undefined) return undefined;
+    return { status: state.status, waitSeconds: state.wait === null ? null : Number(state.wait) };
+  }
+
+  /** One page of the branch's tickets matching the filter, newest first, and how many match. */
+  async list(
+    branchId: number,
+    filter: TicketFilter,
+    page: number,
+    perPage: number,
+  ): Promise<{ items: Ticket[]; total: number }> {
+    const where: string[] = ['branch_id = ?'];
+    const params: unknown[] = [branchId];
+    if (filter.status) {
+      where.push('status = ?');
+      params.push(filter.status);
+    }
+    if (filter.externalId) {
+      where.push('external_id = ?');
+      params.push(filter.externalId);
+    }
+    if (filter.from) {
+      where.push('created_at >= ?');
+      params.push(filter.from);
+    }
+    if (filter.to) {
+      where.push('created_at <= ?');
+      params.push(filter.to);
+    }
+    const search = filter.search?.trim();
+    if (search) {
+      const pattern = `%${escapeLike(search)}%`;
+      where.push(`(number ilike ? or external_id ilike ? or customer_name ilike ? or note ilike ?)`);
+      params.push(pattern, pattern, pattern, pattern);
+    }
+    const clause = where.join(' and ');
+    const [count] = await this.em.execute<{ total: string }[]>(
+      `select count(*) as total from tickets.tickets where ${clause}`,
+      params,
+    );
+    const rows = await this.em.execute<Row[]>(
+      `select * from tickets.tickets where ${clause} order by created_at desc, id desc limit ? offset ?`,
+      [...params, perPage, (page - 1) * perPage],
+    );
+    return {
+      items: rows.map((row) => this.em.map(Ticket, row)),
+      total: Number(count?.total ?? 0),
+    };
+  }
+
+  /** The ticket's rating, if it was given. */
+  async feedbackOf(ticketId: number): Promise<FeedbackPayload | null> {
+    const [feedback] = await this.em.execute<
+      { rating: number; comment: string | null; created_at: string }[]
+    >('select rating, comment, created_at from tickets.ticket_feedback where ticket_id = ?', [ticketId]);
+    return feedback
+      ? {
+          rating: feedback.rating,
+          comment: feedback.comment,
+          created_at: new Date(feedback.created_at).toISOString(),
+        }
+      : null;
+  }
+
+  /** The ticket and its venue, its row locked so the customer's conditional writes see one state. */
+  async lockByToken(token: string): Promise<LockedTicket | null> {
+    const [row] = await this.em.execute<Row[]>(
+      `select t.*, b.venue_id as located_venue_id, v.sms_enabled as located_sms_enabled
+         from tickets.tickets t
+         join tickets.branches b on b.id = t.branch_id
+         join tickets.venues v on v.id = b.venue_id
+        where t.token = ? for update of t`,
+      [token],
+    );
+    if (row === undefined) return null;
+    const { located_venue_id: venueId, located_sms_enabled: smsEnabled, ...ticketRow } = row;
+    return {
+      ticket: this.em.map(Ticket, ticketRow),
+      venueId: Number(venueId),
+      smsEnabled: smsEnabled === true,
+    };
+  }
+
+  /** Sets linked_at and phone_linked the first time; null when the ticket was linked already. */
+  async markLinked(id: number): Promise<Ticket | null> {
+    const rows = await this.em.execute<Row[]>(
+      `update tickets.tickets set linked_at = now(), phone_linked = true, updated_at = now()
+          where id = ? and linked_at is null returning *`,
+      [id],
+    );
+    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
+  }
+
+  /** Null when alerts were enabled already. */
+  async enableAlerts(id: number): Promise<Ticket | null> {
+    const rows = await this.em.execute<Row[]>(
+      `update tickets.tickets set alerts_enabled = true, updated_at = now()
+          where id = ? and not alerts_enabled returning *`,
+      [id],
+    );
+    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
+  }
+
+  /** Stores the customer's number for the text on ready; null when the ticket is no longer waiting. */
+  async optInSms(id: number, e164: string): Promise<Ticket | null> {
+    const rows = await this.em.execute<Row[]>(
+      `update tickets.tickets set customer_phone = ?, sms_opt_in = true, updated_at = now()
+          where id = ? and status = 'waiting' returning *`,
+      [e164, id],
+    );
+    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
+  }
+
+  /** How many browsers other than this endpoint's are subscribed to the ticket. */
+  async countOtherPushSubscriptions(ticketId: number, endpoint: string): Promise<number> {
+    const [count] = await this.em.execute<{ n: string }[]>(
+      'select count(*) as n from tickets.push_subscriptions where ticket_id = ? and endpoint <> ?',
+      [ticketId, endpoint],
+    );
+    return Number(count?.n ?? 0);
+  }
+
+  /** Adds the subscription; the same endpoint again replaces its keys. */
+  async savePushSubscription(
+    ticketId: number,
+    subscription: { endpoint: string; p256dh: string; auth: string },
+  ): Promise<void> {
+    await this.em.execute(
+      `insert into tickets.push_subscriptions (ticket_id, endpoint, p256dh, auth) values (?, ?, ?, ?)
+         on conflict (ticket_id, endpoint) do update set p256dh = excluded.p256dh, auth = excluded.auth`,
+      [ticketId, subscription.endpoint, subscription.p256dh, subscription.auth],
+    );
+  }
+
+  /** Stores the ticket's one rating and answers when; null when it was rated already. */
+  async insertFeedback(ticketId: number, rating: number, comment: string | null): Promise<Date | null> {
+    const [row] = await this.em.execute<{ created_at: string | Date }[]>(
+      `insert into tickets.ticket_feedback (ticket_id, rating, comment) values (?, ?, ?)
+         on conflict (ticket_id) do nothing returning created_at`,
+      [ticketId, rating, comment],
+    );
+    return row === undefined ? null : new Date(row.created_at);
+  }
+}

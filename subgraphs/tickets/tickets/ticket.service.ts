@@ -1,0 +1,259 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { EntityManager } from '../../../common/database';
+import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../../common/errors';
+import type { Principal } from '../access';
+import type { FeedbackPayload, WebhookEvent } from './ticket-events';
+import { RING_INTERVAL_SECONDS, TICKET_LIMITS, TicketSource } from '../../../contracts/tickets/ticket.limits';
+import type { Ticket } from './ticket.entity';
+import { TicketRepository, type TicketFilter, type TicketWrites } from './ticket.repository';
+import { checkNewTicket, type NewTicketInput } from './ticket.rules';
+import { MOVES, refuseMove, type TicketMove } from './ticket-state-machine';
+import { VenueRepository } from '../venues';
+import { TOKEN } from '../../../common/patterns';
+import { IDEMPOTENCY_HOURS } from '../../../contracts/tickets/ticket.limits';
+import { say } from '../../../common/messages';
+
+/** A ticket of the caller's branch, by id or by the calling system's order id. */
+export type TicketRef = { id: number } | { externalId: string };
+
+export interface TicketPage {
+  items: Ticket[];
+  total: number;
+  page: number;
+  perPage: number;
+}
+
+export interface CreatedTicket {
+  ticket: Ticket;
+  /** True when an earlier request with the same Idempotency-Key created it. */
+  replayed: boolean;
+}
+
+/** What the customer's page may show: no phone, no note. */
+export interface PublicTicketView {
+  ticket: Ticket;
+  branchName: string;
+  venueName: string;
+  venueLanguage: string;
+  venueTimezone: string;
+  smsEnabled: boolean;
+  feedback: FeedbackPayload | null;
+}
+
+const MOVE_EVENT: Record<TicketMove, WebhookEvent> = {
+  ready: 'ticket.ready',
+  collected: 'ticket.collected',
+  cancel: 'ticket.cancelled',
+};
+
+/** After how long an unfinished Idempotency-Key claim counts as abandoned. */
+const ABANDONED_CLAIM_SECONDS = 60;
+const AUTO_NUMBER_ATTEMPTS = 50;
+
+function newToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** Same body, same hash, whatever the key order. */
+export function requestHash(input: CheckedRequest): string {
+  const canonical = JSON.stringify(
+    Object.keys(input)
+      .sort()
+      .map((k) => [k, input[k as keyof CheckedRequest]]),
+  );
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+type CheckedRequest = ReturnType<typeof checkNewTicket>;
+
+/** Tickets of a branch: creation with numbering and Idempotency-Keys, moves, rings, reads. */
+export class TicketService {
+  private readonly tickets: TicketRepository;
+  private readonly venues: VenueRepository;
+
+  constructor(em: EntityManager) {
+    this.tickets = new TicketRepository(em);
+    this.venues = new VenueRepository(em);
+  }
+
+  /**
+   * Creates a waiting ticket of the caller's branch. Without a number it takes the branch's next
+   * one; with an Idempotency-Key, a repeat of the same request returns the first ticket.
+   */
+  async create(
+    principal: Principal,
+    input: NewTicketInput,
+    idempotencyKey?: string | null,
+  ): Promise<CreatedTicket> {
+    const checked = checkNewTicket(input);
+    if (idempotencyKey === undefined || idempotencyKey === null) {
+      return {
+        ticket: await this.tickets.transaction((tx) => this.insertTicket(tx, principal, checked)),
+        replayed: false,
+      };
+    }
+    if (idempotencyKey.length < 1 || idempotencyKey.length > TICKET_LIMITS.idempotencyKey) {
+      throw new ValidationError({
+        idempotencyKey: [say('ticket.idempotency_key_length', { max: TICKET_LIMITS.idempotencyKey })],
+      });
+    }
+    const hash = requestHash(checked);
+    const replay = await this.claimIdempotencyKey(principal.branchId, idempotencyKey, hash);
+    if (replay !== null) return { ticket: replay, replayed: true };
+    try {
+      const ticket = await this.tickets.transaction(async (tx) => {
+        const created = await this.insertTicket(tx, principal, checked);
+        await tx.tickets.completeIdempotencyKey(principal.branchId, idempotencyKey, created.id);
+        return created;
+      });
+      return { ticket, replayed: false };
+    } catch (error) {
+      // Only a created ticket is remembered; a refused request may be corrected and sent again.
+      await this.tickets.releaseIdempotencyKey(principal.branchId, idempotencyKey);
+      throw error;
+    }
+  }
+
+  /**
+   * Claims the key for this request in its own short transaction, so a concurrent repeat sees the
+   * claim at once (409) instead of waiting. Returns the earlier ticket when the request is a replay.
+   */
+  private async claimIdempotencyKey(branchId: number, key: string, hash: string): Promise<Ticket | null> {
+    const claimed = await this.tickets.claimIdempotencyKey(branchId, key, hash, {
+      keepHours: IDEMPOTENCY_HOURS,
+      abandonedAfterSeconds: ABANDONED_CLAIM_SECONDS,
+    });
+    if (claimed) return null;
+    const existing = await this.tickets.findIdempotencyKey(branchId, key);
+    if (existing === undefined) return this.claimIdempotencyKey(branchId, key, hash); // released meanwhile
+    if (!existing.completed || existing.ticketId === null) {
+      throw new ConflictError('A request with this Idempotency-Key is still being processed. Retry shortly.');
+    }
+    if (existing.requestHash !== hash) {
+      throw new ValidationError({
+        idempotencyKey: [say('request.idempotency_mismatch')],
+      });
+    }
+    return this.tickets.findStored(existing.ticketId);
+  }
+
+  private async insertTicket(
+    tx: TicketWrites,
+    principal: Principal,
+    checked: CheckedRequest,
+  ): Promise<Ticket> {
+    for (let attempt = 0; attempt < AUTO_NUMBER_ATTEMPTS; attempt++) {
+      const number = checked.number ?? (await this.nextNumber(tx, principal.branchId));
+      const ticket = await tx.tickets.insert({
+        branchId: principal.branchId,
+        number,
+        externalId: checked.externalId,
+        token: newToken(),
+        customerName: checked.customerName,
+        customerPhone: checked.customerPhone,
+        note: checked.note,
+        // A key is the API; a person at the branch works the cashier screen.
+        source: principal.keyId === null ? TicketSource.CASHIER : TicketSource.API,
+      });
+      if (ticket !== null) {
+        await tx.outbox.recordEvent(principal.venueId, 'ticket.created', ticket);
+        return ticket;
+      }
+      const clash = await tx.tickets.openTicketClash(principal.branchId, number, checked.externalId);
+      if (clash.externalIdTaken)
+        throw new ValidationError({ externalId: [say('field.taken', { field: 'external id' })] });
+      if (clash.numberTaken && checked.number !== null) {
+        throw new ValidationError({
+          number: [say('ticket.number_taken')],
+        });
+      }
+      // An automatic number held by a ticket whose number was supplied by hand: take the next one.
+    }
+    throw new ConflictError('Could not find a free ticket number; retry shortly.');
+  }
+
+  /** The branch's next number; the counter starts again at 1 each day in the venue's timezone. */
+  private async nextNumber(tx: TicketWrites, branchId: number): Promise<string> {
+    const number = await tx.tickets.nextNumber(branchId);
+    if (number === null) throw new NotFoundError(`Branch ${branchId} not found.`);
+    return number;
+  }
+
+  async get(principal: Principal, ref: TicketRef): Promise<Ticket> {
+    const ticket = await this.find(this.tickets, principal, ref);
+    if (ticket === null) throw new NotFoundError('Ticket not found.');
+    return ticket;
+  }
+
+  /** By external id, the branch's open ticket with it comes first, then the newest closed one. */
+  private find(tickets: TicketRepository, principal: Principal, ref: TicketRef): Promise<Ticket | null> {
+    if ('id' in ref) return tickets.findInBranch(principal.branchId, ref.id);
+    return tickets.findByExternalId(principal.branchId, ref.externalId);
+  }
+
+  /** Applies one move atomically: of two concurrent moves of a ticket, one wins and the other is refused. */
+  async move(principal: Principal, ref: TicketRef, move: TicketMove): Promise<Ticket> {
+    const { from, to } = MOVES[move];
+    return this.tickets.transaction(async (tx) => {
+      const current = await this.find(tx.tickets, principal, ref);
+      if (current === null) throw new NotFoundError('Ticket not found.');
+      // Ready is when the customer is alerted; it counts as the first ring.
+      const ticket = await tx.tickets.changeStatus(current.id, from, to, to === 'ready');
+      if (ticket === null) {
+        const latest = await tx.tickets.statusOf(current.id);
+        throw refuseMove(move, latest ?? current.status);
+      }
+      await tx.outbox.recordEvent(principal.venueId, MOVE_EVENT[move], ticket);
+      return ticket;
+    });
+  }
+
+  /** Alerts the customer again: only a ready ticket, at most once every 30 seconds. */
+  async ring(principal: Principal, ref: TicketRef): Promise<Ticket> {
+    return this.tickets.transaction(async (tx) => {
+      const current = await this.find(tx.tickets, principal, ref);
+      if (current === null) throw new NotFoundError('Ticket not found.');
+      const ticket = await tx.tickets.ring(current.id, RING_INTERVAL_SECONDS);
+      if (ticket === null) {
+        const state = await tx.tickets.ringState(current.id, RING_INTERVAL_SECONDS);
+        if (state === undefined) throw new NotFoundError('Ticket not found.');
+        if (state.status !== 'ready') {
+          const refused = say('ticket.ring_not_ready', { status: state.status });
+          throw new ValidationError({ status: [refused] }, refused);
+        }
+        const wait = Math.max(1, Math.ceil(state.waitSeconds ?? 1));
+        throw new RateLimitedError(
+          wait,
+          `The customer was alerted less than ${RING_INTERVAL_SECONDS} seconds ago. Retry in ${wait} seconds.`,
+        );
+      }
+      await tx.outbox.recordEvent(principal.venueId, 'ticket.rung', ticket);
+      return ticket;
+    });
+  }
+
+  /** The branch's tickets, newest first. */
+  async list(principal: Principal, filter: TicketFilter, page: number, perPage: number): Promise<TicketPage> {
+    const { items, total } = await this.tickets.list(principal.branchId, filter, page, perPage);
+    return { items, total, page, perPage };
+  }
+
+  /** The customer's view of a ticket, by its unguessable token; null when there is none. */
+  async byToken(token: string): Promise<PublicTicketView | null> {
+    if (!TOKEN.test(token)) return null;
+    const ticket = await this.tickets.findByToken(token);
+    if (ticket === null) return null;
+    const branch = await this.venues.findBranchOrFail(ticket.branchId);
+    const venue = await this.venues.findOrFail(branch.venueId);
+    const feedback = await this.tickets.feedbackOf(ticket.id);
+    return {
+      ticket,
+      branchName: branch.name,
+      venueName: venue.name,
+      venueLanguage: venue.language,
+      venueTimezone: venue.timezone,
+      smsEnabled: venue.smsEnabled,
+      feedback,
+    };
+  }
+}

@@ -1,0 +1,120 @@
+import { Arg, Directive, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AuditAfterArg, AuditFirstArg, auditPage } from '../../../common/audit.graphql';
+import {
+  AuditLogPageType,
+  CreateBranchInput,
+  CreateVenueInput,
+  RenameBranchInput,
+  SetVenueSmsInput,
+  VenueRoleValue,
+} from './venue-management.type';
+import { VenueManagement } from './venue-management.service';
+import { VenueRoles } from './venue-roles';
+import { BranchType, toBranchType, toVenueType, VenueType } from './venue.type';
+
+/** The control panel's venue operations, for signed-in people (roles in VenueRoles). */
+@Resolver(() => VenueType)
+export class VenueManagementResolver {
+  constructor(
+    private readonly management: VenueManagement,
+    private readonly roles: VenueRoles,
+  ) {}
+
+  @Query(() => [VenueType], { description: 'The venues the signed-in user belongs to, by id.' })
+  async myVenues(): Promise<VenueType[]> {
+    return (await this.management.myVenues()).map(({ venue }) => toVenueType(venue));
+  }
+  @Query(() => VenueType, {
+    description: 'One of the signed-in user’s venues; any other id is NOT_FOUND.',
+  })
+  async venue(@Arg('id', () => ID, { description: 'The venue’s id.' }) id: string): Promise<VenueType> {
+    return toVenueType(await this.management.venue(id));
+  }
+  @Directive('@inaccessible')
+  @Query(() => VenueRoleValue, {
+    nullable: true,
+    description: 'A user’s role at a venue, for billing’s plan changes; hidden from the public graph.',
+  })
+  venueRole(
+    @Arg('venueId', () => ID, { description: 'The venue.' }) venueId: string,
+    @Arg('userId', () => ID, { description: 'The user.' }) userId: string,
+  ): Promise<VenueRoleValue | null> {
+    return this.roles.roleOf(venueId, userId) as Promise<VenueRoleValue | null>;
+  }
+  @FieldResolver(() => VenueRoleValue, {
+    nullable: true,
+    description: 'The signed-in user’s role at the venue; null when read with an API key.',
+  })
+  async viewerRole(@Root() venue: VenueType): Promise<VenueRoleValue | null> {
+    return (await this.roles.roleAt(Number(venue.id))) as VenueRoleValue | null;
+  }
+  @FieldResolver(() => [BranchType], { description: 'The venue’s branches, oldest first. Any member.' })
+  async branches(@Root() venue: VenueType): Promise<BranchType[]> {
+    return (await this.management.branches(Number(venue.id))).map((b) => ({
+      id: String(b.id),
+      name: b.name,
+      venueId: b.venueId,
+    }));
+  }
+  @FieldResolver(() => AuditLogPageType, {
+    description: 'Every management change of the venue, newest first. Owners and managers.',
+  })
+  auditLog(
+    @Root() venue: VenueType,
+    @AuditFirstArg() first: number,
+    @AuditAfterArg() after: string | null | undefined,
+  ): Promise<AuditLogPageType> {
+    return auditPage(
+      first,
+      after,
+      (size, before) => this.management.auditLog(Number(venue.id), size, before),
+      (id) => ({ id: String(id) }),
+    );
+  }
+  @Directive('@inaccessible')
+  @Mutation(() => Boolean, {
+    description: 'Keeps a plan change billing made in the venue’s audit log; hidden from the public graph.',
+  })
+  recordPlanChange(
+    @Arg('venueId', () => ID, { description: 'The venue.' }) venueId: string,
+    @Arg('userId', () => ID, { description: 'The owner who changed it.' }) userId: string,
+    @Arg('plan', () => String, { description: 'The new plan.' }) plan: string,
+    @Arg('clientAddress', () => String, { nullable: true, description: 'Where the change came from.' })
+    clientAddress: string | null,
+  ): Promise<boolean> {
+    return this.management.recordPlanChange(venueId, userId, plan, clientAddress);
+  }
+  @Mutation(() => VenueType, {
+    description: 'Creates a venue owned by the signed-in user, on the starter plan.',
+  })
+  async createVenue(
+    @Arg('input', () => CreateVenueInput, { description: 'The venue’s name, language and time zone.' })
+    input: CreateVenueInput,
+  ): Promise<VenueType> {
+    return toVenueType(await this.management.createVenue(input));
+  }
+  @Mutation(() => BranchType, { description: 'Adds a branch to a venue. Owners and managers.' })
+  async createBranch(
+    @Arg('input', () => CreateBranchInput, { description: 'The venue and the new branch’s name.' })
+    input: CreateBranchInput,
+  ): Promise<BranchType> {
+    return toBranchType(await this.management.createBranch(input));
+  }
+  @Mutation(() => BranchType, { description: 'Renames a branch. Owners and managers.' })
+  async renameBranch(
+    @Arg('input', () => RenameBranchInput, { description: 'The branch and its new name.' })
+    input: RenameBranchInput,
+  ): Promise<BranchType> {
+    const branch = await this.management.renameBranch(input);
+    return { id: String(branch.id), name: branch.name, venueId: branch.venueId };
+  }
+  @Mutation(() => VenueType, {
+    description: 'Turns the venue’s one SMS on ready on or off. Owners and managers.',
+  })
+  async setVenueSms(
+    @Arg('input', () => SetVenueSmsInput, { description: 'The venue, and SMS on or off.' })
+    input: SetVenueSmsInput,
+  ): Promise<VenueType> {
+    return toVenueType(await this.management.setSms(input));
+  }
+}
