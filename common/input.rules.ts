@@ -24,7 +24,7 @@ function attribute(path: string): string {
   return path.replace(/_/g, ' ');
 }
 
-/** Laravel-style sentences (common/messages.ts). */
+/** Laravel-style sentences (common/catalogue-ar-en.ts). */
 export function textProblemMessage(path: string, problem: TextProblem): Message {
   return say(problem === 'nul' ? 'field.nul' : 'field.utf8', { field: attribute(path) });
 }

@@ -2,7 +2,8 @@ import { createTransport } from 'nodemailer';
 import type { Config } from './config';
 import type { TextLanguage } from './language';
 import type { Logger } from './logger';
-import { MESSAGES, text, type MessageId } from './messages';
+import { MESSAGES } from './catalogue-ar-en';
+import { text, type MessageId } from './messages';
 import { escapeHtml } from './html';
 
 /** One mail to one person, already in the reader's language. */

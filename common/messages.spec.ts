@@ -1,4 +1,5 @@
-import { isMessage, MESSAGES, render, renderAll, say, summaryOf, text, type MessageId } from './messages';
+import { MESSAGES } from './catalogue-ar-en';
+import { isMessage, render, renderAll, say, summaryOf, text, type MessageId } from './messages';
 
 const ARABIC_LETTER = /[\u0600-\u06ff]/;
 const VALUES = /\{(\w+)\}/g;

@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
 import { useSchemaDatabase } from '../../../test/support/database';
+import { newTicketRow, newVenueBranch } from '../../../test/support/ticket-rows';
 import { TicketOutbox, TicketRepository } from '../tickets';
-import { VenueService } from '../venues';
 import { OutboxRepository } from './outbox.repository';
 
 describe('OutboxRepository on real Postgres', () => {
@@ -10,21 +9,8 @@ describe('OutboxRepository on real Postgres', () => {
 
   const tickets = () => new TicketRepository(db.orm.em.fork());
 
-  async function newBranch(): Promise<{ branchId: number; venueId: number }> {
-    const venues = new VenueService(db.orm.em.fork());
-    const venue = await venues.create({ name: 'Kebab Erbil' });
-    return { branchId: (await venues.createBranch(venue.id, 'Main counter')).id, venueId: venue.id };
-  }
-
-  const row = (branchId: number, number: string) => ({
-    branchId,
-    number,
-    externalId: null,
-    token: randomBytes(24).toString('base64url'),
-    customerName: null,
-    customerPhone: '+9647701234567',
-    note: null,
-  });
+  const newBranch = () => newVenueBranch(db.orm.em.fork());
+  const row = newTicketRow;
 
   it('relays an outbox event once, its snapshot without the phone', async () => {
     const { branchId, venueId } = await newBranch();

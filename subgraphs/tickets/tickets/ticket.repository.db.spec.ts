@@ -1,29 +1,15 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
 import { useSchemaDatabase } from '../../../test/support/database';
-import { TicketRepository, type NewTicketRow } from './ticket.repository';
-import { VenueService } from '../venues';
+import { newTicketRow, newVenueBranch } from '../../../test/support/ticket-rows';
+import { TicketRepository } from './ticket.repository';
 
 describe('TicketRepository and TicketOutbox on real Postgres', () => {
   const db = useSchemaDatabase('tickets');
 
   const tickets = () => new TicketRepository(db.orm.em.fork());
 
-  async function newBranch(): Promise<{ branchId: number; venueId: number }> {
-    const venues = new VenueService(db.orm.em.fork());
-    const venue = await venues.create({ name: 'Kebab Erbil' });
-    return { branchId: (await venues.createBranch(venue.id, 'Main counter')).id, venueId: venue.id };
-  }
-
-  const row = (branchId: number, number: string): NewTicketRow => ({
-    branchId,
-    number,
-    externalId: null,
-    token: randomBytes(24).toString('base64url'),
-    customerName: null,
-    customerPhone: '+9647701234567',
-    note: null,
-  });
+  const newBranch = () => newVenueBranch(db.orm.em.fork());
+  const row = newTicketRow;
 
   it('counts numbers per branch and answers null for a branch that does not exist', async () => {
     const { branchId } = await newBranch();
