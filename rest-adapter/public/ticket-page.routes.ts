@@ -45,7 +45,10 @@ function loadAssets(): { files: Map<string, Asset>; page: PageAssets } {
     'naskh-latin-400.woff2',
     'naskh-latin-700.woff2',
   ]);
-  const page = { script: assets.hashed('page.js'), style: assets.hashed('page.css') };
+  const page = {
+    scripts: [assets.hashed('live.js'), assets.hashed('page.js')],
+    style: assets.hashed('page.css'),
+  };
   return { files: assets.files, page };
 }
 
