@@ -99,12 +99,13 @@ export function boardPagesRoutes(graph: GraphClient, config: Config): Router {
     'naskh-arabic-700.woff2',
     'naskh-latin-700.woff2',
   ]);
+  const live = assets.hashed('live.js');
   const dependencies: BoardPagesDependencies = {
     graph,
     config,
     files: assets.files,
-    board: { script: assets.hashed('board.js'), style: assets.hashed('board.css') },
-    display: { script: assets.hashed('display.js'), style: assets.hashed('display.css') },
+    board: { scripts: [live, assets.hashed('board.js')], style: assets.hashed('board.css') },
+    display: { scripts: [live, assets.hashed('display.js')], style: assets.hashed('display.css') },
     csp: contentSecurityPolicy(config.publicLiveUrl),
   };
   return registerRoutes(express.Router(), BOARD_PAGE_ROUTES, dependencies);

@@ -24,7 +24,8 @@ export interface PageTicket {
 
 /** Hashed asset paths, so the page can tell browsers to keep them forever. */
 export interface PageAssets {
-  script: string;
+  /** In the order they run: the shared live client (`live.js`) before the page's own script. */
+  scripts: readonly string[];
   style: string;
 }
 
@@ -46,7 +47,7 @@ const STATUSES = ['waiting', 'ready', 'collected', 'cancelled'] as const;
 export function documentStart(
   language: TextLanguage,
   title: string,
-  assets: { style: string; script?: string },
+  assets: { style: string; scripts?: readonly string[] },
   bodyClass?: string,
 ): string {
   return `<!doctype html>
@@ -57,7 +58,7 @@ export function documentStart(
 <meta name="robots" content="noindex">
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${assets.style}">${assets.script !== undefined ? `\n<script src="${assets.script}" defer></script>` : ''}
+<link rel="stylesheet" href="${assets.style}">${(assets.scripts ?? []).map((src) => `\n<script src="${src}" defer></script>`).join('')}
 </head>
 <body${bodyClass !== undefined ? ` class="${bodyClass}"` : ''}>`;
 }

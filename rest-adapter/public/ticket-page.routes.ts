@@ -37,7 +37,7 @@ import {
   type WriteErrors,
 } from './ticket-page.requests';
 
-/** The page's script and style under content-hashed names, and the fonts it embeds. */
+/** The page's scripts (the live client, then its own) and style under content-hashed names, and its fonts. */
 function loadAssets(): { files: Map<string, Asset>; page: PageAssets } {
   const assets = new PageAssetFiles('/t/assets', [
     'naskh-arabic-400.woff2',
@@ -45,7 +45,10 @@ function loadAssets(): { files: Map<string, Asset>; page: PageAssets } {
     'naskh-latin-400.woff2',
     'naskh-latin-700.woff2',
   ]);
-  const page = { script: assets.hashed('page.js'), style: assets.hashed('page.css') };
+  const page = {
+    scripts: [assets.hashed('live.js'), assets.hashed('page.js')],
+    style: assets.hashed('page.css'),
+  };
   return { files: assets.files, page };
 }
 
@@ -53,7 +56,7 @@ function loadAssets(): { files: Map<string, Asset>; page: PageAssets } {
 interface TicketPageDependencies {
   graph: GraphClient;
   config: Config;
-  /** The page's script, style and fonts by their served names, and the hashed paths the page links. */
+  /** The page's scripts, style and fonts by their served names, and the hashed paths the page links. */
   files: Map<string, Asset>;
   page: PageAssets;
   serviceWorker: Asset;
@@ -94,7 +97,7 @@ export const TICKET_PAGE_ROUTES: readonly TicketPageRoute[] = [
     method: 'get',
     path: '/t/assets/*path',
     operations: [],
-    summary: 'The page’s script and style under content-hashed names, and its fonts',
+    summary: 'The page’s scripts and style under content-hashed names, and its fonts',
     handler: (req, res, { files }, next) => sendAssetAt(req, res, files, next),
   }),
   route({

@@ -20,10 +20,7 @@
   };
 
   var credential = load();
-  var socket = null;
-  var nextId = 1;
-  var pending = {};
-  var retries = 0;
+  var feed = null; // the branch's live tickets, for the credential it was opened with
   var tickets = {};
   var ringedAt = {};
   var readyTimers = {};
@@ -43,6 +40,8 @@
 
   function save(value) {
     credential = value;
+    if (feed) feed.stop();
+    feed = null;
     if (value) window.localStorage.setItem(STORE, JSON.stringify(value));
     else window.localStorage.removeItem(STORE);
   }
@@ -78,22 +77,35 @@
     $('.notice').textContent = message || '';
   }
 
-  function send(message) {
-    if (socket && socket.readyState === 1) socket.send(JSON.stringify(message));
-  }
-
-  /** A query or mutation over the socket; resolves with its result, or a refusal when offline. */
-  function request(query, variables) {
-    return new Promise(function (resolve) {
-      if (!socket || socket.readyState !== 1 || root.dataset.state === 'connecting') {
-        resolve({ errors: [{ message: words.refusedOffline }] });
-        return;
+  var live = window.liveClient({
+    url: root.dataset.liveUrl,
+    params: function () {
+      var params = { 'accept-language': lang };
+      if (credential) params.authorization = 'Bearer ' + credential.token;
+      if (credential && credential.branchId) params['x-branch-id'] = credential.branchId;
+      return params;
+    },
+    offlineError: words.refusedOffline,
+    onStatus: function (state) {
+      if (state === 'connecting') root.dataset.state = 'connecting';
+      else if (state === 'live') {
+        root.dataset.state = 'syncing';
+        offline(false);
+      } else offline(true);
+    },
+    onClose: function (code) {
+      Object.keys(readyTimers).forEach(cancelReady);
+      if (code === 4403) {
+        // The device was revoked or the session ended: back to pairing, at once.
+        save(null);
+        tickets = {};
+        setupError(words.removed);
+        live.reconnect();
       }
-      var id = String(nextId++);
-      pending[id] = resolve;
-      send({ id: id, type: 'subscribe', payload: { query: query, variables: variables || {} } });
-    });
-  }
+    },
+    refetch: start,
+  });
+  var request = live.request;
 
   function firstError(result) {
     var error = result.errors && result.errors[0];
@@ -101,66 +113,6 @@
     var fields = error.extensions && error.extensions.errors;
     var first = fields && Object.keys(fields)[0];
     return first ? fields[first][0] : error.message;
-  }
-
-  function connect() {
-    var params = { 'accept-language': lang };
-    if (credential) params.authorization = 'Bearer ' + credential.token;
-    if (credential && credential.branchId) params['x-branch-id'] = credential.branchId;
-    root.dataset.state = 'connecting';
-    socket = new WebSocket(root.dataset.liveUrl, 'graphql-transport-ws');
-    var current = socket;
-    socket.onopen = function () {
-      current.send(JSON.stringify({ type: 'connection_init', payload: params }));
-    };
-    socket.onmessage = function (event) {
-      var message = JSON.parse(event.data);
-      if (message.type === 'connection_ack') {
-        retries = 0;
-        root.dataset.state = 'syncing';
-        offline(false);
-        start();
-      } else if (message.type === 'next') {
-        if (message.id === 'live') {
-          if (message.payload.data) apply(message.payload.data.branchTicketsUpdated, true);
-        } else if (pending[message.id]) {
-          pending[message.id](message.payload);
-          delete pending[message.id];
-        }
-      } else if (message.type === 'error' && pending[message.id]) {
-        pending[message.id]({ errors: message.payload });
-        delete pending[message.id];
-      } else if (message.type === 'ping') {
-        send({ type: 'pong' });
-      }
-    };
-    socket.onclose = function (event) {
-      if (current !== socket) return;
-      Object.keys(pending).forEach(function (id) {
-        pending[id]({ errors: [{ message: words.refusedOffline }] });
-        delete pending[id];
-      });
-      Object.keys(readyTimers).forEach(cancelReady);
-      if (event.code === 4403) {
-        // The device was revoked or the session ended: back to pairing, at once.
-        save(null);
-        tickets = {};
-        setupError(words.removed);
-        connect();
-        return;
-      }
-      offline(true);
-      var delay = Math.min(30000, 1000 * Math.pow(2, retries++)) * (0.5 + Math.random() / 2);
-      setTimeout(connect, delay);
-    };
-  }
-
-  /** Starts over on a fresh socket (a new credential). */
-  function reconnect() {
-    var old = socket;
-    socket = null;
-    if (old) old.close();
-    connect();
   }
 
   function start() {
@@ -177,11 +129,17 @@
       chooseBranch();
       return;
     }
-    send({
-      id: 'live',
-      type: 'subscribe',
-      payload: { query: 'subscription { branchTicketsUpdated { ' + FIELDS + ' } }' },
-    });
+    if (!feed) {
+      feed = live.subscribe(
+        'subscription { branchTicketsUpdated { ' + FIELDS + ' } }',
+        {},
+        {
+          next: function (payload) {
+            if (payload.data) apply(payload.data.branchTicketsUpdated, true);
+          },
+        },
+      );
+    }
     request(
       'query { currentBranch { name } waiting: tickets(perPage: 100, filter: { status: WAITING }) { items { ' +
         FIELDS +
@@ -217,7 +175,7 @@
         }
         setupError('');
         save({ kind: 'device', token: result.data.pairBoardDevice.secret });
-        reconnect();
+        live.reconnect();
       },
     );
   }
@@ -234,7 +192,7 @@
       form.password.value = '';
       setupError('');
       save({ kind: 'member', token: result.data.signIn.token });
-      reconnect();
+      live.reconnect();
     });
   }
 
@@ -263,7 +221,7 @@
         if (!result.data) {
           save(null);
           setupError(firstError(result));
-          reconnect();
+          live.reconnect();
           return;
         }
         var select = $('.branch-form select');
@@ -492,7 +450,7 @@
   $('.branch-form').addEventListener('submit', function (event) {
     event.preventDefault();
     save({ kind: 'member', token: credential.token, branchId: $('.branch-form select').value });
-    reconnect();
+    live.reconnect();
   });
 
   $('.new-ticket').addEventListener('submit', function (event) {
@@ -525,17 +483,15 @@
     $('.sign-in-form').hidden = false;
     $('.or').hidden = false;
     $('.branch-form').hidden = true;
-    reconnect();
+    live.reconnect();
   });
 
   // Countdowns (undo, ring) and waiting times move on their own.
   setInterval(function () {
     if (Object.keys(tickets).length > 0) queueRender();
   }, 1000);
-  window.addEventListener('online', function () {
-    if (!socket || socket.readyState > 1) reconnect();
-  });
+  window.addEventListener('online', live.connect);
 
   show('connecting');
-  connect();
+  live.connect();
 })();

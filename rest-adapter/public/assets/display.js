@@ -16,13 +16,8 @@
   var latestId = null;
   var settings = {}; // the board's, once read
   var booted = false;
-  var revoked = false;
-  var socket = null;
   var recent = null; // live tickets before this socket's board, replayed over it
   var lag = 0; // the TV's clock less the server's, by live events: a TV's may be far off
-  var retries = 0;
-  var pingTimer = null;
-  var answered = true;
   var audio = null;
   var unlocked = false;
   var queue = [];
@@ -119,7 +114,7 @@
   /** The whole state after each (re)connect, so nothing missed is lost. */
   function onBoard(data) {
     var board = data && data.displayBoard;
-    if (!board) return drop();
+    if (!board) return live.drop();
     // A manager switched the display's language: its words and voice come with the page.
     if (board.language !== lang) return window.location.reload();
     settings = board;
@@ -134,7 +129,7 @@
     });
     recent = null;
     booted = true;
-    retries = 0;
+    live.resetBackoff();
     root.dataset.state = 'live';
     root.classList.remove('stale');
     banner.hidden = true;
@@ -143,93 +138,78 @@
   }
 
   function revoke() {
-    revoked = true;
     root.dataset.state = 'revoked';
     root.classList.remove('stale');
     banner.hidden = unlockButton.hidden = root.querySelector('.columns').hidden = true;
     root.querySelector('.gone').hidden = false;
     queue = [];
-    drop();
+    live.stop();
   }
 
-  function send(message) {
-    if (socket && socket.readyState === 1) socket.send(JSON.stringify(message));
+  function notFound(errors) {
+    return Boolean(errors && errors[0] && errors[0].extensions && errors[0].extensions.code === 'NOT_FOUND');
   }
 
-  function subscribe(id, query) {
-    send({ id: id, type: 'subscribe', payload: { query: query, variables: { t: root.dataset.token } } });
-  }
-
-  function receive(message) {
-    var type = message.type;
-    var payload = message.payload || {};
-    var errors = payload.errors || payload; // a next's, or an error's
-    var ours = message.id === 'live' || (message.id === 'board' && recent);
-    if (ours && errors[0] && errors[0].extensions && errors[0].extensions.code === 'NOT_FOUND') {
-      revoke();
-    } else if (type === 'connection_ack') {
-      subscribe('live', 'subscription ($t: String!) { displayTicketsUpdated(token: $t) { ' + FIELDS + ' } }');
-      subscribe(
-        'board',
-        'query ($t: String!) { displayBoard(token: $t) { name venueName branchName language chime speech readyMinutes tickets { ' +
-          FIELDS +
-          ' } } }',
-      );
-      // A TV's Wi-Fi can vanish unnoticed by the socket: an unanswered ping ends it.
-      answered = true;
-      pingTimer = window.setInterval(function () {
-        if (!answered) return drop();
-        answered = false;
-        send({ type: 'ping' });
-      }, 20000);
-    } else if (type === 'next' && message.id === 'live' && payload.data) {
-      var ticket = payload.data.displayTicketsUpdated;
-      if (recent) recent.push(ticket);
-      lag = Date.now() - ms(ticket.updatedAt);
-      var called = take(ticket, true);
-      render();
-      if (called) call(ticket);
-    } else if (type === 'next' && ours) onBoard(payload.data);
-    else if ((type === 'error' || type === 'complete') && ours) drop();
-    else if (type === 'ping') send({ type: 'pong' });
-    else if (type === 'pong') answered = true;
-  }
-
-  function connect() {
-    if (revoked || socket) return;
-    var ws = (socket = new WebSocket(root.dataset.liveUrl, 'graphql-transport-ws'));
-    recent = [];
-    ws.onopen = function () {
-      send({ type: 'connection_init', payload: { 'accept-language': lang } });
-    };
-    ws.onmessage = function (event) {
-      if (ws === socket) receive(JSON.parse(event.data));
-    };
-    ws.onclose = function (event) {
-      if (ws === socket) dropped(event.code);
-    };
-  }
-
-  function drop() {
-    var ws = socket;
-    if (!ws) return;
-    dropped(1006);
-    ws.close();
-  }
-
-  function dropped(code) {
-    socket = null;
-    window.clearInterval(pingTimer);
-    if (revoked) return;
-    if (code === 4403) return revoke();
-    root.dataset.state = 'offline';
-    root.classList.add('stale');
-    banner.hidden = false;
-    // 4205: a manager changed the display: read it again at once.
-    var delay =
-      code === 4205 ? 0 : Math.min(30000, 1000 * Math.pow(2, retries++)) * (0.5 + Math.random() / 2);
-    window.setTimeout(connect, delay);
-  }
+  var live = window.liveClient({
+    url: root.dataset.liveUrl,
+    params: function () {
+      return { 'accept-language': lang };
+    },
+    // A TV's Wi-Fi can vanish unnoticed by the socket: an unanswered ping ends it.
+    heartbeat: 20000,
+    // A socket counts once the board is read: one acknowledged and then failing keeps backing off.
+    ackResetsBackoff: false,
+    onStatus: function (state) {
+      if (state !== 'offline') return;
+      root.dataset.state = 'offline';
+      root.classList.add('stale');
+      banner.hidden = false;
+    },
+    onClose: function (code) {
+      if (code === 4403) return revoke();
+      // 4205: a manager changed the display: read it again at once.
+      if (code === 4205) return 0;
+    },
+    refetch: function () {
+      recent = [];
+      live
+        .request(
+          'query ($t: String!) { displayBoard(token: $t) { name venueName branchName language chime speech readyMinutes tickets { ' +
+            FIELDS +
+            ' } } }',
+          { t: root.dataset.token },
+        )
+        .then(function (result) {
+          // Refused for want of a socket: it is already being retried.
+          if (!live.isLive()) return;
+          if (notFound(result.errors)) revoke();
+          else onBoard(result.data);
+        });
+    },
+  });
+  live.subscribe(
+    'subscription ($t: String!) { displayTicketsUpdated(token: $t) { ' + FIELDS + ' } }',
+    { t: root.dataset.token },
+    {
+      next: function (payload) {
+        if (notFound(payload.errors)) return revoke();
+        if (!payload.data) return live.drop();
+        var ticket = payload.data.displayTicketsUpdated;
+        if (recent) recent.push(ticket);
+        lag = Date.now() - ms(ticket.updatedAt);
+        var called = take(ticket, true);
+        render();
+        if (called) call(ticket);
+      },
+      error: function (errors) {
+        if (notFound(errors)) revoke();
+        else live.drop();
+      },
+      complete: function () {
+        live.drop();
+      },
+    },
+  );
 
   function chime() {
     var now = audio.currentTime + 0.02;
@@ -340,12 +320,12 @@
   }
   document.addEventListener('visibilitychange', function () {
     keepAwake();
-    if (document.visibilityState === 'visible') connect();
+    if (document.visibilityState === 'visible') live.connect();
   });
-  window.addEventListener('online', connect);
-  window.addEventListener('offline', drop);
+  window.addEventListener('online', live.connect);
+  window.addEventListener('offline', live.drop);
   window.setInterval(sweep, 15000);
   unlockButton.focus(); // for a TV remote's OK
   keepAwake();
-  connect();
+  live.connect();
 })();

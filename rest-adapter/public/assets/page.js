@@ -12,10 +12,6 @@
   var ringCount = Number(root.dataset.ringCount || 0);
   var updatedAt = Date.parse(root.dataset.updatedAt || '') || 0;
   var alertCount = 0;
-  var socket = null;
-  var retries = 0;
-  var nextId = 1;
-  var pending = {};
   var audio = null;
   var wakeLock = null;
 
@@ -86,71 +82,33 @@
     if (banner) banner.hidden = !lost;
   }
 
-  function send(message) {
-    if (socket && socket.readyState === 1) socket.send(JSON.stringify(message));
-  }
-
-  /** A query or mutation over the socket; resolves with its result (data and errors). */
-  function request(query, variables) {
-    return new Promise(function (resolve) {
-      if (!socket || socket.readyState !== 1) {
-        resolve({ errors: [{ message: root.querySelector('.offline').textContent }] });
-        return;
-      }
-      var id = String(nextId++);
-      pending[id] = resolve;
-      send({ id: id, type: 'subscribe', payload: { query: query, variables: variables } });
-    });
-  }
-
-  function connect() {
-    socket = new WebSocket(root.dataset.liveUrl, 'graphql-transport-ws');
-    socket.onopen = function () {
-      send({ type: 'connection_init', payload: { 'accept-language': lang } });
-    };
-    socket.onmessage = function (event) {
-      var message = JSON.parse(event.data);
-      if (message.type === 'connection_ack') {
-        retries = 0;
-        offline(false);
-        send({
-          id: 'live',
-          type: 'subscribe',
-          payload: {
-            query: 'subscription ($t: String!) { ticketUpdated(token: $t) { ' + FIELDS + ' } }',
-            variables: { t: token },
-          },
+  var live = window.liveClient({
+    url: root.dataset.liveUrl,
+    params: function () {
+      return { 'accept-language': lang };
+    },
+    offlineError: root.querySelector('.offline').textContent,
+    onStatus: function (state) {
+      if (state !== 'connecting') offline(state === 'offline');
+    },
+    // Whatever changed while the page was loading or away.
+    refetch: function () {
+      live
+        .request('query ($t: String!) { ticketByToken(token: $t) { ' + FIELDS + ' } }', { t: token })
+        .then(function (result) {
+          if (result.data) apply(result.data.ticketByToken);
         });
-        // Whatever changed while the page was loading or away.
-        request('query ($t: String!) { ticketByToken(token: $t) { ' + FIELDS + ' } }', { t: token }).then(
-          function (result) {
-            if (result.data) apply(result.data.ticketByToken);
-          },
-        );
-      } else if (message.type === 'next') {
-        if (message.id === 'live') {
-          if (message.payload.data) apply(message.payload.data.ticketUpdated);
-        } else if (pending[message.id]) {
-          pending[message.id](message.payload);
-          delete pending[message.id];
-        }
-      } else if (message.type === 'error' && pending[message.id]) {
-        pending[message.id]({ errors: message.payload });
-        delete pending[message.id];
-      } else if (message.type === 'ping') {
-        send({ type: 'pong' });
-      }
-    };
-    socket.onclose = function () {
-      offline(true);
-      Object.keys(pending).forEach(function (id) {
-        pending[id]({ errors: [{ message: root.querySelector('.offline').textContent }] });
-        delete pending[id];
-      });
-      var delay = Math.min(30000, 1000 * Math.pow(2, retries++)) * (0.5 + Math.random() / 2);
-      setTimeout(connect, delay);
-    };
-  }
+    },
+  });
+  live.subscribe(
+    'subscription ($t: String!) { ticketUpdated(token: $t) { ' + FIELDS + ' } }',
+    { t: token },
+    {
+      next: function (payload) {
+        if (payload.data) apply(payload.data.ticketUpdated);
+      },
+    },
+  );
 
   /**
    * The page's writes go to the page's own origin (rate limited per address there); resolves with
@@ -269,5 +227,5 @@
     return post('feedback', { rating: checked ? Number(checked.value) : 0, comment: comment || null });
   });
 
-  connect();
+  live.connect();
 })();
