@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '../../common/database';
-import type { NewTicketRow } from '../../subgraphs/tickets/tickets/ticket.repository';
+import type { NewTicketRow } from '../../subgraphs/tickets/tickets';
 import { VenueService } from '../../subgraphs/tickets/venues';
 
 /** A new venue with one branch, for specs that write tickets straight through the repositories. */

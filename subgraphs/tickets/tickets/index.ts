@@ -4,7 +4,7 @@
  * What the other folders of the tickets subgraph may use; the rest of tickets/ is its own.
  */
 export { Ticket } from './ticket.entity';
-export { TicketRepository } from './ticket.repository';
+export { TicketRepository, type NewTicketRow } from './ticket.repository';
 export { TicketOutbox } from './ticket-outbox';
 export { TicketService } from './ticket.service';
 export { TicketCustomerService } from './ticket-customer.service';
