@@ -22,6 +22,18 @@ import { LiveRegistry, type LiveContext } from './live-registry';
 /** Queries arrive as small JSON messages; anything bigger is not a client of this API. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
 
+export interface LiveServerOptions {
+  /** The gateway's HTTP server: graphql-ws shares its port and its `/graphql`. */
+  server: Server;
+  apiSchema: GraphQLSchema;
+  runQuery: RunQuery;
+  /** Each operation sent over a socket counts against the connection's budget, as over HTTP. */
+  limits: GatewayRateLimits;
+  redis: Redis;
+  config: Config;
+  logger: Logger;
+}
+
 export interface RunningLiveServer {
   hub: LiveHub;
   stop(): Promise<void>;
@@ -35,16 +47,7 @@ export interface RunningLiveServer {
  * registry (the operations and subscriptions sockets hold), access (revocation), the feed (Redis)
  * and the hub (fan-out).
  */
-export async function startLiveServer(options: {
-  server: Server;
-  apiSchema: GraphQLSchema;
-  runQuery: RunQuery;
-  /** Each operation sent over a socket counts against the connection's budget, as over HTTP. */
-  limits: GatewayRateLimits;
-  redis: Redis;
-  config: Config;
-  logger: Logger;
-}): Promise<RunningLiveServer> {
+export async function startLiveServer(options: LiveServerOptions): Promise<RunningLiveServer> {
   const { runQuery, logger, config } = options;
   const schema = buildSchema(printSchema(options.apiSchema));
   const hub = new LiveHub(schema, runQuery, logger);
@@ -71,6 +74,7 @@ export async function startLiveServer(options: {
   const disposable = useServer<Record<string, unknown>>(
     {
       schema,
+      // Admission first, so an operation refused by count or budget costs no parsing.
       onSubscribe: async (ctx, _id, payload) =>
         (await admission.refusalOf(ctx)) ?? registry.operationOf(payload),
       context: (ctx, id, payload): LiveContext => ({ connection: admission.connectionOf(ctx), id, payload }),
