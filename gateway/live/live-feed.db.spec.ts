@@ -59,6 +59,8 @@ describe('LiveFeed on a Redis of the test’s own', () => {
     expect(got).toEqual(['hub e1', 'access {"keyId":1,"venueId":7}', 'hub e2']);
 
     await feed.close();
+    // Closed once: a second close of a closed subscription would leave ioredis a 2-second timer.
+    feed = undefined;
     await publishEvent('e3');
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(got).toHaveLength(3);
