@@ -5,10 +5,10 @@ import type { Config, SubgraphName } from '../common/config';
 import { createProbePool } from '../common/postgres';
 import { mountGraphQL, PHOTO_BODY_LIMIT, platformApolloOptions } from '../common/graphql-server';
 import { HttpService } from '../common/http-service';
-import { createLogger } from '../common/logger';
+import { createLogger, type Logger } from '../common/logger';
 import { SUPERGRAPH_FILE } from '../common/paths';
 import { stopOnce, type Running } from '../common/process';
-import { connectRedis } from '../common/redis';
+import { connectRedis, type Redis } from '../common/redis';
 import type { Request } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
@@ -48,17 +48,22 @@ function isSubgraphName(name: string): name is SubgraphName {
   return name === 'tickets' || name === 'cv' || name === 'billing' || name === 'identity';
 }
 
-/** The one graph: plans operations over the subgraphs composed in schema/supergraph.graphql. */
-export async function startGateway(config: Config): Promise<RunningGateway> {
-  // @apollo/gateway otherwise sends usage metrics to Apollo and probes cloud metadata addresses
-  // (169.254.169.254 and the like) at start; the platform talks to nothing it was not told about.
-  process.env.APOLLO_TELEMETRY_DISABLED = 'true';
-  const logger = createLogger({ service: 'gateway', level: config.logLevel });
-  const supergraphSdl = await readFile(SUPERGRAPH_FILE(), 'utf8');
-  const pool = createProbePool(config.databaseUrl);
-  const redis = await connectRedis(config.redisUrl, 'gateway');
+/** The gateway's Apollo server, the budgets its operations count against, and its own way in. */
+interface Graph {
+  apollo: ApolloServer<GatewayContext>;
+  apiSchema: GraphQLSchema;
+  limits: GatewayRateLimits;
+  sessions: SessionResolver;
+  runQuery: RunQuery;
+}
 
-  const fetcher = subgraphFetcher(config.upstreamTimeoutMs);
+/** Plans operations over the subgraphs composed in schema/supergraph.graphql. */
+async function startGraph(
+  config: Config,
+  logger: Logger,
+  backing: { supergraphSdl: string; redis: Redis; fetcher: ReturnType<typeof subgraphFetcher> },
+): Promise<Graph> {
+  const { supergraphSdl, redis, fetcher } = backing;
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
@@ -90,11 +95,16 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');
 
   const sessions = new SessionResolver(config);
-  /**
-   * Operations the gateway runs itself (graphql-ws, the live hub, credential lookups) are resolved
-   * as an HTTP request is: a `Bearer ses_…` becomes the session's user, and only the gateway says so.
-   */
-  const runQuery: RunQuery = async (query, variables, given, client, options) => {
+  const runQuery = gatewayRunQuery(apollo, sessions);
+  return { apollo, apiSchema, limits, sessions, runQuery };
+}
+
+/**
+ * Operations the gateway runs itself (graphql-ws, the live hub, credential lookups) are resolved
+ * as an HTTP request is: a `Bearer ses_…` becomes the session's user, and only the gateway says so.
+ */
+function gatewayRunQuery(apollo: ApolloServer<GatewayContext>, sessions: SessionResolver): RunQuery {
+  return async (query, variables, given, client, options) => {
     const headers: GatewayContext['headers'] = { ...given };
     for (const name of GATEWAY_SET_HEADERS) delete headers[name];
     Object.assign(headers, await sessions.headersFor(headers.authorization, headers[REQUEST_ID_HEADER]));
@@ -107,14 +117,10 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     if (response.body.kind !== 'single') throw new Error('the gateway answered in increments');
     return response.body.singleResult;
   };
-  // Filled once the HTTP server listens, since graphql-ws shares its port.
-  const live: { server?: RunningLiveServer } = {};
+}
 
-  const service = HttpService.forPlatform(config, 'gateway', logger, {
-    postgres: () => pool.query('select 1'),
-    redis,
-    health: () => ({ subscribers: live.server?.hub.subscribers ?? 0 }),
-  });
+/** HTTP `/graphql`: counted as it arrives, then planned with the client's forwarded headers. */
+function mountGraph(service: HttpService, { apollo, limits, sessions }: Graph): void {
   service.app.use('/graphql', limits.httpMiddleware(forwardedHeaders));
   mountGraphQL(
     service,
@@ -127,12 +133,34 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     },
     PHOTO_BODY_LIMIT,
   );
+}
+
+/** The one graph, over HTTP and graphql-ws on one port. */
+export async function startGateway(config: Config): Promise<RunningGateway> {
+  // @apollo/gateway otherwise sends usage metrics to Apollo and probes cloud metadata addresses
+  // (169.254.169.254 and the like) at start; the platform talks to nothing it was not told about.
+  process.env.APOLLO_TELEMETRY_DISABLED = 'true';
+  const logger = createLogger({ service: 'gateway', level: config.logLevel });
+  const supergraphSdl = await readFile(SUPERGRAPH_FILE(), 'utf8');
+  const pool = createProbePool(config.databaseUrl);
+  const redis = await connectRedis(config.redisUrl, 'gateway');
+  const fetcher = subgraphFetcher(config.upstreamTimeoutMs);
+  const graph = await startGraph(config, logger, { supergraphSdl, redis, fetcher });
+  // Filled once the HTTP server listens, since graphql-ws shares its port.
+  const live: { server?: RunningLiveServer } = {};
+
+  const service = HttpService.forPlatform(config, 'gateway', logger, {
+    postgres: () => pool.query('select 1'),
+    redis,
+    health: () => ({ subscribers: live.server?.hub.subscribers ?? 0 }),
+  });
+  mountGraph(service, graph);
   const port = await service.listen(config.ports.gateway, config.listenHost);
   live.server = await startLiveServer({
     server: service.httpServer,
-    apiSchema,
-    runQuery,
-    limits,
+    apiSchema: graph.apiSchema,
+    runQuery: graph.runQuery,
+    limits: graph.limits,
     redis,
     config,
     logger,
@@ -144,7 +172,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
       // Subscribers are told to reconnect elsewhere (1001) before the HTTP side drains.
       await live.server?.stop();
       await service.close();
-      await apollo.stop();
+      await graph.apollo.stop();
       await pool.end();
       fetcher.close();
       redis.disconnect();

@@ -1,5 +1,17 @@
+import type { IncomingMessage } from 'node:http';
+import { GraphQLError } from 'graphql';
+import type { Context } from 'graphql-ws';
+import type { Extra } from 'graphql-ws/use/ws';
 import type { WebSocket } from 'ws';
-import { BRANCH_HEADER } from '../../contracts/identity/session';
+import { clientAddressOf, type ProxyTrust } from '../../common/client-address';
+import type { Config } from '../../common/config';
+import { languageOf, type TextLanguage } from '../../common/language';
+import { refusalOf, type RateDecision } from '../../common/rate-budget';
+import { BRANCH_HEADER, sessionTokenOf } from '../../contracts/identity/session';
+import type { GatewayContext } from '../header-forwarding.data-source';
+import { rateLimitedError } from '../rate-limit';
+import type { CheckCredential, GatedSocket, LiveAccess } from './live-access';
+import type { RunQuery } from './live-hub';
 
 /** WebSocket close codes of the live server's admission: what a client may open and send. */
 export const ADMISSION_CLOSE = {
@@ -75,4 +87,168 @@ export function lowerCaseKeys(params: Record<string, unknown> | undefined | null
 
 export function stringOr(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** graphql-ws's view of one socket of the live server. */
+export type LiveSocketContext = Context<Record<string, unknown>, Extra & Partial<Record<PropertyKey, never>>>;
+
+/** An acknowledged socket: who its operations run as, and where its events are written. */
+export interface LiveConnection {
+  socket: WebSocket;
+  language: TextLanguage;
+  /** The client's address, by the same proxy rule as HTTP requests; its budget without a key. */
+  address: string | undefined;
+  authorization?: string;
+  /** The X-Branch-Id of a signed-in member's board; none for a key or a board device. */
+  branchHeader?: string;
+  branchId?: number;
+  /** Where a credentialed connection's events are written, held while its credential is rechecked. */
+  gate?: GatedSocket;
+}
+
+/** The headers a connection's own operations carry through the gateway, as an HTTP request's would. */
+export function headersOf(connection: LiveConnection): GatewayContext['headers'] {
+  return {
+    'accept-language': connection.language,
+    ...(connection.authorization !== undefined ? { authorization: connection.authorization } : {}),
+    ...(connection.branchHeader !== undefined ? { [BRANCH_HEADER]: connection.branchHeader } : {}),
+  };
+}
+
+/** Counts one operation against the budgets of the credential it carries (GatewayRateLimits). */
+export interface OperationBudgets {
+  take(headers: GatewayContext['headers'], address: string | undefined): Promise<RateDecision[]>;
+}
+
+export interface LiveAdmissionOptions {
+  limits: Config['live'];
+  budgets: OperationBudgets;
+  access: LiveAccess;
+  /** The same rule as the HTTP frame's `req.ip`, for the upgrade request that opened a socket. */
+  trust: ProxyTrust;
+}
+
+/**
+ * What a client may open and send on the live server: sockets per client address as each opens,
+ * the credential and parameters of `connection_init`, and, for every operation, the operations its
+ * socket already holds and the budget it counts against.
+ */
+export class LiveAdmission {
+  private readonly connections = new WeakMap<LiveSocketContext, LiveConnection>();
+  private readonly socketsPerAddress: SocketsPerAddress;
+
+  constructor(private readonly options: LiveAdmissionOptions) {
+    this.socketsPerAddress = new SocketsPerAddress(options.limits.maxSocketsPerAddress);
+  }
+
+  /** A socket as it opens, before its `connection_init`: closed with 4430 past its address's cap. */
+  opened(socket: WebSocket, request: IncomingMessage): void {
+    if (!this.socketsPerAddress.take(clientAddressOf(request, this.options.trust), socket)) {
+      socket.close(ADMISSION_CLOSE.tooManySockets.code, ADMISSION_CLOSE.tooManySockets.reason);
+    }
+  }
+
+  /**
+   * graphql-ws's `onConnect`: true once the socket's parameters and credential are accepted. False
+   * closes it with graphql-ws's 4403; a credential the graph cannot judge throws, which closes it
+   * with 4500.
+   */
+  async connect(ctx: LiveSocketContext): Promise<boolean> {
+    const params = lowerCaseKeys(ctx.connectionParams);
+    const problem = connectionParamProblem(params);
+    if (problem !== undefined) {
+      // The close wins over graphql-ws's own 4403, so the client learns what to fix.
+      ctx.extra.socket.close(ADMISSION_CLOSE.badParams, problem);
+      return false;
+    }
+    const connection: LiveConnection = {
+      socket: ctx.extra.socket,
+      language: languageOf(stringOr(params['accept-language'])),
+      address: clientAddressOf(ctx.extra.request, this.options.trust),
+    };
+    const authorization = stringOr(params.authorization);
+    const branchHeader = stringOr(params[BRANCH_HEADER]);
+    if (
+      authorization !== undefined &&
+      branchHeader === undefined &&
+      sessionTokenOf(authorization) !== undefined
+    ) {
+      // A signed-in person before choosing a branch (the board's sign-in): their operations run
+      // as the session; a branch feed needs the branch named.
+      connection.authorization = authorization;
+    } else if (authorization !== undefined) {
+      const { access } = this.options;
+      const mark = access.mark;
+      const subject = await access.subjectOf(authorization, branchHeader);
+      if (subject === null) return false;
+      connection.authorization = authorization;
+      connection.branchHeader = branchHeader;
+      connection.branchId = subject.branchId;
+      connection.gate = access.admit(ctx.extra.socket, authorization, branchHeader, subject, mark);
+    }
+    this.connections.set(ctx, connection);
+    return true;
+  }
+
+  /** The connection `connect` accepted for a socket. */
+  connectionOf(ctx: LiveSocketContext): LiveConnection {
+    const connection = this.connections.get(ctx);
+    if (connection === undefined) throw new Error('an operation before the connection was acknowledged');
+    return connection;
+  }
+
+  /**
+   * Why an operation the socket sent is refused, or undefined when it may go on. Counted before
+   * anything of it is parsed, so a flood of operations costs no parsing. A refused operation gets
+   * an error result and its socket stays open, except past the operations a socket may hold (4431).
+   */
+  async refusalOf(ctx: LiveSocketContext): Promise<readonly GraphQLError[] | undefined> {
+    if (Object.keys(ctx.subscriptions).length > this.options.limits.maxOperationsPerSocket) {
+      const { code, reason } = ADMISSION_CLOSE.tooManyOperations;
+      ctx.extra.socket.close(code, reason);
+      return [new GraphQLError(reason, { extensions: { code: 'RATE_LIMITED' } })];
+    }
+    const connection = this.connectionOf(ctx);
+    const decisions = await this.options.budgets.take(headersOf(connection), connection.address);
+    if (refusalOf(decisions) !== undefined) return [rateLimitedError(decisions, connection.language)];
+    return undefined;
+  }
+}
+
+/** Codes that mean the credential itself is refused, as opposed to the graph being unable to answer. */
+const REFUSED = new Set(['UNAUTHENTICATED', 'PAYMENT_REQUIRED', 'FORBIDDEN']);
+
+/**
+ * Who a credential is, asked of the graph past the tickets subgraph's cache (which may not have
+ * heard an announcement yet): its branch and venue, and a session's person. Null when refused; a
+ * throw when the graph cannot tell.
+ */
+export function credentialCheck(runQuery: RunQuery): CheckCredential {
+  return async (authorization, branchHeader) => {
+    const session = sessionTokenOf(authorization) !== undefined;
+    const result = await runQuery(
+      session
+        ? 'query LiveMember { viewer { id } currentBranch { id venue { id } } }'
+        : 'query LiveKey { currentBranch { id venue { id } } }',
+      {},
+      { authorization, ...(branchHeader !== undefined ? { [BRANCH_HEADER]: branchHeader } : {}) },
+      undefined,
+      { recheck: true },
+    );
+    const error = result.errors?.[0];
+    if (error !== undefined) {
+      if (REFUSED.has(String(error.extensions?.code))) return null;
+      throw new Error(`could not check the credential: ${error.message}`);
+    }
+    const data = result.data as
+      | { viewer?: { id: string } | null; currentBranch?: { id: string; venue: { id: string } } | null }
+      | undefined;
+    const branch = data?.currentBranch;
+    if (branch == null || (session && data?.viewer == null)) return null;
+    return {
+      branchId: Number(branch.id),
+      venueId: Number(branch.venue.id),
+      ...(session && data?.viewer != null ? { userId: Number(data.viewer.id) } : {}),
+    };
+  };
 }

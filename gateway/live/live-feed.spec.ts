@@ -1,0 +1,76 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { accessChannel } from '../../contracts/tickets/access-change';
+import { liveEventsChannel, type LiveEvent } from '../../contracts/tickets/live-event';
+import { liveFeedHandlers, type LiveFeedReceivers } from './live-feed';
+
+const PREFIX = 'spec:';
+
+/** A logger whose lines are kept, to see what the feed reports. */
+function recordingLogger() {
+  const lines: { level: number; msg: string; subscribers?: number }[] = [];
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as (typeof lines)[number]);
+        done();
+      },
+    }),
+  );
+  return { logger, lines };
+}
+
+/** The hub and the access registry as the feed hands them messages: what each got, in order. */
+function recordingReceivers(sockets: { close(code: number, reason: string): void }[] = []) {
+  const got: string[] = [];
+  const { logger, lines } = recordingLogger();
+  const receivers: LiveFeedReceivers = {
+    hub: { dispatch: (event: LiveEvent) => got.push(`hub ${event.id}`), subscribers: 12 },
+    access: { announce: (message: string) => got.push(`access ${message}`) },
+    sockets,
+    logger,
+  };
+  return { receivers, got, lines };
+}
+
+const eventJson = (id: string) => JSON.stringify({ id, event: 'ticket.ready', token: 't', branchId: 3 });
+
+describe('liveFeedHandlers: what the live server does with each message of its Redis subscription', () => {
+  it('hands access announcements to access and live events to the hub, in the order they come', () => {
+    const { receivers, got } = recordingReceivers();
+    const handlers = liveFeedHandlers(PREFIX, receivers);
+    handlers.message(liveEventsChannel(PREFIX), eventJson('e1'));
+    handlers.message(accessChannel(PREFIX), '{"venueId":7}');
+    handlers.message(liveEventsChannel(PREFIX), eventJson('e2'));
+    expect(got).toEqual(['hub e1', 'access {"venueId":7}', 'hub e2']);
+  });
+
+  it('skips an unreadable event with a warning and goes on with the next', async () => {
+    const { receivers, got, lines } = recordingReceivers();
+    const handlers = liveFeedHandlers(PREFIX, receivers);
+    handlers.message(liveEventsChannel(PREFIX), '{not json');
+    handlers.message(liveEventsChannel(PREFIX), eventJson('e3'));
+    expect(got).toEqual(['hub e3']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.map((line) => line.msg)).toEqual(['unreadable live event']);
+  });
+
+  it('closes every open socket with 1013 when the subscription is lost, and says how many subscribers it had', async () => {
+    const closed: [number, string][] = [];
+    const socket = { close: (code: number, reason: string) => closed.push([code, reason]) };
+    const { receivers, lines } = recordingReceivers([socket, socket]);
+    const handlers = liveFeedHandlers(PREFIX, receivers);
+    handlers.lost();
+    expect(closed).toEqual([
+      [1013, 'Live updates are unavailable; reconnect shortly'],
+      [1013, 'Live updates are unavailable; reconnect shortly'],
+    ]);
+    handlers.restored();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines.map((line) => [line.msg, line.subscribers])).toEqual([
+      ['live events subscription lost; closing subscriber sockets so they reconnect and refetch', 12],
+      ['live events subscription restored; accepting subscribers again', undefined],
+    ]);
+  });
+});

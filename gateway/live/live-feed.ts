@@ -1,0 +1,101 @@
+import type { Logger } from '../../common/logger';
+import { RedisSubscription, type Redis, type SubscriptionHandlers } from '../../common/redis';
+import { accessChannel } from '../../contracts/tickets/access-change';
+import { liveEventsChannel, type LiveEvent } from '../../contracts/tickets/live-event';
+import type { LiveAccess } from './live-access';
+import type { LiveHub } from './live-hub';
+
+/** WebSocket "Try Again Later": the live feed is away for now; clients retry, then refetch. */
+export const FEED_CLOSE = {
+  unavailable: { code: 1013, reason: 'Live updates are unavailable; reconnect shortly' },
+} as const;
+
+/** A socket as the feed closes it. */
+interface ClosableSocket {
+  close(code: number, reason: string): void;
+}
+
+/** Where the feed's messages go, and the sockets it closes while it is lost. */
+export interface LiveFeedReceivers {
+  hub: Pick<LiveHub, 'dispatch' | 'subscribers'>;
+  access: Pick<LiveAccess, 'announce'>;
+  /** Every open socket of the live server, read when the feed is lost. */
+  sockets: Iterable<ClosableSocket>;
+  logger: Logger;
+}
+
+/**
+ * What the one subscription hears, by channel: access announcements go to the access registry,
+ * live events to the hub. Both channels share the subscription because Redis delivers one
+ * subscription's messages in the order they were published, so an event caused after a revocation
+ * answered is read after the announcement that holds its sockets.
+ *
+ * While the subscription is lost, events published meanwhile never reach this process, and a
+ * subscriber would wait for them in vain. So every socket is closed with 1013 (try again later),
+ * which graphql-ws clients and the ticket page retry; new sockets get the same until the
+ * subscription is whole again (`LiveFeed.refuses`), and a client that connects then refetches what
+ * it missed.
+ */
+export function liveFeedHandlers(redisPrefix: string, receivers: LiveFeedReceivers): SubscriptionHandlers {
+  const { hub, access, sockets, logger } = receivers;
+  const accessChanges = accessChannel(redisPrefix);
+  return {
+    message: (channel, message) => {
+      if (channel === accessChanges) {
+        access.announce(message);
+        return;
+      }
+      let event: LiveEvent;
+      try {
+        event = JSON.parse(message) as LiveEvent;
+      } catch (error) {
+        logger.warn({ err: error }, 'unreadable live event');
+        return;
+      }
+      hub.dispatch(event);
+    },
+    lost: () => {
+      logger.warn(
+        { subscribers: hub.subscribers },
+        'live events subscription lost; closing subscriber sockets so they reconnect and refetch',
+      );
+      for (const socket of sockets) socket.close(FEED_CLOSE.unavailable.code, FEED_CLOSE.unavailable.reason);
+    },
+    restored: () => logger.info('live events subscription restored; accepting subscribers again'),
+  };
+}
+
+/**
+ * The gateway process's one Redis subscription to the tickets relay's live events and to access
+ * announcements: a subscriber on any replica sees an event caused through any other, since the
+ * fan-out starts here and continues in the hub.
+ */
+export class LiveFeed {
+  private constructor(private readonly subscription: RedisSubscription) {}
+
+  static async open(redis: Redis, redisPrefix: string, receivers: LiveFeedReceivers): Promise<LiveFeed> {
+    const subscription = await RedisSubscription.open(
+      redis,
+      'gateway:live-events',
+      [liveEventsChannel(redisPrefix), accessChannel(redisPrefix)],
+      liveFeedHandlers(redisPrefix, receivers),
+    );
+    return new LiveFeed(subscription);
+  }
+
+  /** Whether events published now reach this process. */
+  get isLive(): boolean {
+    return this.subscription.isLive;
+  }
+
+  /** Closes a socket that opens while the feed is lost with 1013, and says so. */
+  refuses(socket: ClosableSocket): boolean {
+    if (this.subscription.isLive) return false;
+    socket.close(FEED_CLOSE.unavailable.code, FEED_CLOSE.unavailable.reason);
+    return true;
+  }
+
+  close(): Promise<void> {
+    return this.subscription.close();
+  }
+}
