@@ -1,25 +1,9 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { LocalSmtpServer } from '../test/support/smtp-server';
 import { createMailer, mailFromMessages, MailNotSentError, type Mailer } from './mail';
+import { recordingLogger } from '../test/support/recording-logger';
 
 const FROM = 'Nida <no-reply@nida.invalid>';
 const VERIFY_URL = 'https://nida.example/verify?token=abc123&lang=x';
-
-/** A logger whose lines are kept, to see what the log driver wrote. */
-function recordingLogger() {
-  const lines: { level: number; msg: string; mail?: Record<string, string> }[] = [];
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as (typeof lines)[number]);
-        done();
-      },
-    }),
-  );
-  return { logger, lines };
-}
 
 describe('mailFromMessages', () => {
   it('escapes values in the HTML and links the URL, leaving the plain text as written', () => {
@@ -47,7 +31,10 @@ describe('the smtp mailer on a real SMTP server', () => {
 
   beforeAll(async () => {
     smtp = await LocalSmtpServer.start();
-    mailer = createMailer({ driver: 'smtp', smtpUrl: smtp.url, from: FROM }, recordingLogger().logger);
+    mailer = createMailer(
+      { driver: 'smtp', smtpUrl: smtp.url, from: FROM },
+      recordingLogger<{ level: number; msg: string; mail?: Record<string, string> }>().logger,
+    );
   });
 
   afterAll(async () => {
@@ -93,7 +80,7 @@ describe('the smtp mailer on a real SMTP server', () => {
     const withLogin = smtp.url.replace('smtp://', 'smtp://mailer:s3cret-pa55@');
     const authenticated = createMailer(
       { driver: 'smtp', smtpUrl: withLogin, from: FROM },
-      recordingLogger().logger,
+      recordingLogger<{ level: number; msg: string; mail?: Record<string, string> }>().logger,
     );
     smtp.refuseNext(550, 'Mailbox unavailable');
     const content = mailFromMessages('reset', 'en', {
@@ -121,7 +108,7 @@ describe('the smtp mailer on a real SMTP server', () => {
     const withLogin = smtp.url.replace('smtp://', 'smtp://mailer:s3cret-pa55@');
     const authenticated = createMailer(
       { driver: 'smtp', smtpUrl: withLogin, from: FROM },
-      recordingLogger().logger,
+      recordingLogger<{ level: number; msg: string; mail?: Record<string, string> }>().logger,
     );
     const content = mailFromMessages('reset', 'en', {
       name: 'Sam',
@@ -140,7 +127,11 @@ describe('the log mailer', () => {
   it('sends nothing and logs the recipient, the subject and the text', async () => {
     const smtp = await LocalSmtpServer.start();
     try {
-      const { logger, lines } = recordingLogger();
+      const { logger, lines } = recordingLogger<{
+        level: number;
+        msg: string;
+        mail?: Record<string, string>;
+      }>();
       const mailer = createMailer({ driver: 'log', smtpUrl: smtp.url, from: FROM }, logger);
       const content = mailFromMessages('verify', 'en', { name: 'Sam', url: VERIFY_URL });
       await mailer.send({ to: 'sam@example.test', language: 'en', ...content });

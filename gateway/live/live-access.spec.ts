@@ -1,28 +1,6 @@
-import { EventEmitter } from 'node:events';
-import type { WebSocket } from 'ws';
 import { createLogger } from '../../common/logger';
 import { LiveAccess, type CheckCredential, type CredentialSubject } from './live-access';
-
-/** The part of a `ws` socket the access registry uses: what it was sent, and how it was closed. */
-class FakeSocket extends EventEmitter {
-  readonly sent: string[] = [];
-  closedWith?: number;
-  bufferedAmount = 0;
-
-  send(data: string): void {
-    if (this.closedWith === undefined) this.sent.push(data);
-  }
-
-  close(code: number): void {
-    if (this.closedWith !== undefined) return;
-    this.closedWith = code;
-    this.emit('close', code);
-  }
-
-  asWebSocket(): WebSocket {
-    return this as unknown as WebSocket;
-  }
-}
+import { FakeSocket } from '../../test/support/fake-socket';
 
 /** A graph whose answers the test decides, one pending check at a time. */
 class ScriptedGraph {

@@ -1,30 +1,14 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { accessChannel } from '../../contracts/tickets/access-change';
 import { liveEventsChannel, type LiveEvent } from '../../contracts/tickets/live-event';
 import { liveFeedHandlers, type LiveFeedReceivers } from './live-feed';
+import { recordingLogger } from '../../test/support/recording-logger';
 
 const PREFIX = 'spec:';
-
-/** A logger whose lines are kept, to see what the feed reports. */
-function recordingLogger() {
-  const lines: { level: number; msg: string; subscribers?: number }[] = [];
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(JSON.parse(chunk.toString()) as (typeof lines)[number]);
-        done();
-      },
-    }),
-  );
-  return { logger, lines };
-}
 
 /** The hub and the access registry as the feed hands them messages: what each got, in order. */
 function recordingReceivers(sockets: { close(code: number, reason: string): void }[] = []) {
   const got: string[] = [];
-  const { logger, lines } = recordingLogger();
+  const { logger, lines } = recordingLogger<{ level: number; msg: string; subscribers?: number }>();
   const receivers: LiveFeedReceivers = {
     hub: { dispatch: (event: LiveEvent) => got.push(`hub ${event.id}`), subscribers: 12 },
     access: { announce: (message: string) => got.push(`access ${message}`) },

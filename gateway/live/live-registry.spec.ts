@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { ApolloGateway } from '@apollo/gateway';
 import {
@@ -12,7 +11,6 @@ import {
   type FormattedExecutionResult,
   type GraphQLSchema,
 } from 'graphql';
-import type { WebSocket } from 'ws';
 import { loadConfig } from '../../common/config';
 import { createLogger } from '../../common/logger';
 import { SUPERGRAPH_FILE } from '../../common/paths';
@@ -22,30 +20,10 @@ import { GatedSocket, LiveAccess } from './live-access';
 import type { LiveConnection } from './live-admission';
 import { LiveHub, type RunQuery } from './live-hub';
 import { LiveRegistry, type LiveContext } from './live-registry';
+import { FakeSocket } from '../../test/support/fake-socket';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 const defaultLimits = loadConfig({}).graphqlLimits;
-
-/** A `ws` socket as the hub writes to it and access closes it. */
-class FakeSocket extends EventEmitter {
-  readonly sent: string[] = [];
-  closedWith?: number;
-  bufferedAmount = 0;
-
-  send(data: string): void {
-    if (this.closedWith === undefined) this.sent.push(data);
-  }
-
-  close(code: number): void {
-    if (this.closedWith !== undefined) return;
-    this.closedWith = code;
-    this.emit('close', code);
-  }
-
-  asWebSocket(): WebSocket {
-    return this as unknown as WebSocket;
-  }
-}
 
 /** The gateway as the registry asks it: answers by the operation's name, and every question asked. */
 class FakeGateway {

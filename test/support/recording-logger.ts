@@ -1,0 +1,20 @@
+import { Writable } from 'node:stream';
+import pino, { type Logger } from 'pino';
+
+/** A logger whose lines are kept as parsed JSON, to see what the code under test reported. */
+export function recordingLogger<Line extends { level: number; msg: string }>(): {
+  logger: Logger;
+  lines: Line[];
+} {
+  const lines: Line[] = [];
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Line);
+        done();
+      },
+    }),
+  );
+  return { logger, lines };
+}
