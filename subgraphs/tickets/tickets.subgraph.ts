@@ -120,8 +120,11 @@ function ticketResolver(scope: RequestScope): TicketResolver {
   );
 }
 
-/** The control panel's venue resolvers of one request: the venue, its people, its keys. */
-function venueResolvers(scope: RequestScope): object[] {
+/**
+ * The control panel's resolvers of one request: the venue, its people, its keys, its boards and
+ * displays, its webhooks; all ask the same VenueRoles about the caller.
+ */
+function managementResolvers(scope: RequestScope): object[] {
   const roles = venueRolesOf(scope);
   const requestId = scope.requestId;
   return [
@@ -142,6 +145,14 @@ function venueResolvers(scope: RequestScope): object[] {
       }),
     ),
     new VenueApiKeysResolver(new VenueApiKeys(scope.em, roles, announcerOf(scope))),
+    new BoardResolver(
+      new BoardService(new BoardRepository(scope.em), roles, {
+        publicBaseUrl: scope.config.publicBaseUrl,
+        announce: announcerOf(scope),
+        clientAddress: scope.headers[CLIENT_ADDRESS_HEADER] ?? null,
+      }),
+    ),
+    ...webhookResolvers(roles, new WebhookEndpointService(scope.em, scope.config, sharedOf(scope).queues)),
   ];
 }
 
@@ -235,17 +246,6 @@ export const ticketsSubgraph: SubgraphDefinition = {
       scope.config.push,
       scope.config.webhooks.allowInsecure,
     ),
-    ...venueResolvers(scope),
-    new BoardResolver(
-      new BoardService(new BoardRepository(scope.em), venueRolesOf(scope), {
-        publicBaseUrl: scope.config.publicBaseUrl,
-        announce: announcerOf(scope),
-        clientAddress: scope.headers[CLIENT_ADDRESS_HEADER] ?? null,
-      }),
-    ),
-    ...webhookResolvers(
-      venueRolesOf(scope),
-      new WebhookEndpointService(scope.em, scope.config, sharedOf(scope).queues),
-    ),
+    ...managementResolvers(scope),
   ],
 };

@@ -32,6 +32,7 @@ export class VenueApiKeysResolver {
   ): Promise<VenueApiKeyType[]> {
     return (await this.keysOf(Number(venue.id))).slice(0, bounded(first));
   }
+
   @Mutation(() => IssuedVenueApiKeyType, {
     description: 'Issues an API key for a branch; its secret is shown this once. Owners and managers.',
   })
@@ -42,6 +43,7 @@ export class VenueApiKeysResolver {
     const { issued, venueId } = await this.management.issueApiKey(input);
     return { secret: issued.key, apiKey: await this.keyOf(venueId, issued.id) };
   }
+
   @Mutation(() => VenueApiKeyType, {
     description: 'Revokes an API key at once; it answers 401 from its next request. Owners and managers.',
   })
@@ -51,16 +53,13 @@ export class VenueApiKeysResolver {
     const { keyId, venueId } = await this.management.revokeApiKey(id);
     return this.keyOf(venueId, keyId);
   }
+
   private async keysOf(venueId: number): Promise<VenueApiKeyType[]> {
-    const keys = await this.management.apiKeysOf(venueId);
-    const branches = new Map(
-      (await this.management.branches(venueId)).map((b) => [
-        b.id,
-        { id: String(b.id), name: b.name, venueId },
-      ]),
-    );
-    return keys.map((key) => toVenueApiKeyType(key, branches));
+    const { keys, branches } = await this.management.apiKeysOf(venueId);
+    const byId = new Map(branches.map((b) => [b.id, { id: String(b.id), name: b.name, venueId }]));
+    return keys.map((key) => toVenueApiKeyType(key, byId));
   }
+
   private async keyOf(venueId: number, keyId: number): Promise<VenueApiKeyType> {
     return (await this.keysOf(venueId)).find((key) => key.id === String(keyId))!;
   }

@@ -25,16 +25,17 @@ export class VenueApiKeys {
     this.keys = new ApiKeyService(em);
   }
 
-  /** The venue's branches, to show each key's. Any member. */
-  async branches(venueId: number): Promise<{ id: number; name: string; venueId: number }[]> {
-    await this.roles.require(venueId, 'read');
-    return this.members.branchesOf(venueId);
+  /** The venue's keys, and its branches to show each key's. Owners and managers. */
+  async apiKeysOf(
+    venueId: number,
+  ): Promise<{ keys: VenueApiKey[]; branches: { id: number; name: string; venueId: number }[] }> {
+    await this.roles.require(venueId, 'manage');
+    return {
+      keys: await this.repository.apiKeysOf(venueId),
+      branches: await this.members.branchesOf(venueId),
+    };
   }
 
-  async apiKeysOf(venueId: number): Promise<VenueApiKey[]> {
-    await this.roles.require(venueId, 'manage');
-    return this.repository.apiKeysOf(venueId);
-  }
   async issueApiKey(input: {
     branchId: string;
     name: string;
@@ -53,6 +54,7 @@ export class VenueApiKeys {
     });
     return { issued, venueId: branch.venueId };
   }
+
   /** Revokes a key of a venue the caller manages; returns it and its venue, to read it back. */
   async revokeApiKey(id: string): Promise<{ keyId: number; venueId: number }> {
     const keyId = parseRecordId(id);

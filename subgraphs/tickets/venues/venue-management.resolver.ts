@@ -24,12 +24,14 @@ export class VenueManagementResolver {
   async myVenues(): Promise<VenueType[]> {
     return (await this.management.myVenues()).map(({ venue }) => toVenueType(venue));
   }
+
   @Query(() => VenueType, {
     description: 'One of the signed-in user’s venues; any other id is NOT_FOUND.',
   })
   async venue(@Arg('id', () => ID, { description: 'The venue’s id.' }) id: string): Promise<VenueType> {
     return toVenueType(await this.management.venue(id));
   }
+
   @Directive('@inaccessible')
   @Query(() => VenueRoleValue, {
     nullable: true,
@@ -41,6 +43,7 @@ export class VenueManagementResolver {
   ): Promise<VenueRoleValue | null> {
     return this.roles.roleOf(venueId, userId) as Promise<VenueRoleValue | null>;
   }
+
   @FieldResolver(() => VenueRoleValue, {
     nullable: true,
     description: 'The signed-in user’s role at the venue; null when read with an API key.',
@@ -48,6 +51,7 @@ export class VenueManagementResolver {
   async viewerRole(@Root() venue: VenueType): Promise<VenueRoleValue | null> {
     return (await this.roles.roleAt(Number(venue.id))) as VenueRoleValue | null;
   }
+
   @FieldResolver(() => [BranchType], { description: 'The venue’s branches, oldest first. Any member.' })
   async branches(@Root() venue: VenueType): Promise<BranchType[]> {
     return (await this.management.branches(Number(venue.id))).map((b) => ({
@@ -56,6 +60,7 @@ export class VenueManagementResolver {
       venueId: b.venueId,
     }));
   }
+
   @FieldResolver(() => AuditLogPageType, {
     description: 'Every management change of the venue, newest first. Owners and managers.',
   })
@@ -71,6 +76,7 @@ export class VenueManagementResolver {
       (id) => ({ id: String(id) }),
     );
   }
+
   @Directive('@inaccessible')
   @Mutation(() => Boolean, {
     description: 'Keeps a plan change billing made in the venue’s audit log; hidden from the public graph.',
@@ -84,6 +90,7 @@ export class VenueManagementResolver {
   ): Promise<boolean> {
     return this.management.recordPlanChange(venueId, userId, plan, clientAddress);
   }
+
   @Mutation(() => VenueType, {
     description: 'Creates a venue owned by the signed-in user, on the starter plan.',
   })
@@ -93,6 +100,7 @@ export class VenueManagementResolver {
   ): Promise<VenueType> {
     return toVenueType(await this.management.createVenue(input));
   }
+
   @Mutation(() => BranchType, { description: 'Adds a branch to a venue. Owners and managers.' })
   async createBranch(
     @Arg('input', () => CreateBranchInput, { description: 'The venue and the new branch’s name.' })
@@ -100,6 +108,7 @@ export class VenueManagementResolver {
   ): Promise<BranchType> {
     return toBranchType(await this.management.createBranch(input));
   }
+
   @Mutation(() => BranchType, { description: 'Renames a branch. Owners and managers.' })
   async renameBranch(
     @Arg('input', () => RenameBranchInput, { description: 'The branch and its new name.' })
@@ -108,6 +117,7 @@ export class VenueManagementResolver {
     const branch = await this.management.renameBranch(input);
     return { id: String(branch.id), name: branch.name, venueId: branch.venueId };
   }
+
   @Mutation(() => VenueType, {
     description: 'Turns the venue’s one SMS on ready on or off. Owners and managers.',
   })

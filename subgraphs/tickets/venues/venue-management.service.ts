@@ -48,6 +48,7 @@ export class VenueManagement {
     await this.roles.require(venueId, 'manage');
     return new AuditLog(this.em, VENUE_AUDIT).page(venueId, first, before);
   }
+
   /** A plan change billing made for the owner, kept in the venue's log: the platform's own call. */
   async recordPlanChange(
     venueId: string,
@@ -68,6 +69,7 @@ export class VenueManagement {
     );
     return true;
   }
+
   /**
    * The venue with the caller as its owner, on the first plan. The venue and the membership are
    * one transaction; if billing cannot take the subscription, both are undone.
@@ -111,25 +113,30 @@ export class VenueManagement {
     }
     return venue;
   }
+
   async myVenues(): Promise<{ venue: Venue; role: VenueRole }[]> {
     const memberships = await this.members.ofUser(this.roles.user());
     return Promise.all(
       memberships.map(async (m) => ({ venue: await this.venues.get(m.venueId), role: m.role })),
     );
   }
+
   async venue(id: string): Promise<Venue> {
     return this.venues.get(await this.roles.venueId(id));
   }
+
   async branches(venueId: number): Promise<{ id: number; name: string; venueId: number }[]> {
     await this.roles.require(venueId, 'read');
     return this.members.branchesOf(venueId);
   }
+
   async createBranch(input: { venueId: string; name: string }): Promise<Branch> {
     const venueId = await this.roles.managed(input.venueId);
     const branch = await this.venues.createBranch(venueId, input.name);
     await this.roles.audit(venueId, 'branch.created', `branch:${branch.id}`, { name: branch.name });
     return branch;
   }
+
   async renameBranch(input: {
     branchId: string;
     name: string;
@@ -142,6 +149,7 @@ export class VenueManagement {
     await this.roles.audit(branch.venueId, 'branch.renamed', `branch:${branch.id}`, { name });
     return { ...branch, name };
   }
+
   async setSms(input: { venueId: string; enabled: boolean }): Promise<Venue> {
     const venueId = await this.roles.managed(input.venueId);
     const venue = await this.venues.setSms(venueId, input.enabled);

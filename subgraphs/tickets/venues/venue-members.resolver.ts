@@ -24,6 +24,7 @@ export class VenueMembersResolver {
       createdAt: m.createdAt,
     }));
   }
+
   @Mutation(() => Boolean, {
     description: 'Mails an invitation to join the venue (a single-use link, seven days). Owners only.',
   })
@@ -33,6 +34,7 @@ export class VenueMembersResolver {
   ): Promise<boolean> {
     return this.management.inviteMember(input);
   }
+
   @Mutation(() => VenueType, {
     description: 'Joins the venue of an invitation sent to the signed-in user’s address.',
   })
@@ -41,6 +43,7 @@ export class VenueMembersResolver {
   ): Promise<VenueType> {
     return toVenueType(await this.management.acceptInvitation(token));
   }
+
   @Mutation(() => VenueMemberType, {
     description: 'Changes a member’s role; a venue keeps an owner. Owners only.',
   })
@@ -55,6 +58,7 @@ export class VenueMembersResolver {
       createdAt: member.createdAt,
     };
   }
+
   @Mutation(() => Boolean, {
     description: 'Takes a member off the venue (owners), or leaves it (anyone); a venue keeps an owner.',
   })

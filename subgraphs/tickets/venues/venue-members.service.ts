@@ -54,6 +54,7 @@ export class VenueMembers {
     await this.roles.require(venueId, 'manage');
     return this.members.ofVenue(venueId);
   }
+
   /**
    * Mails a single-use link (INVITATION_DAYS) to join the venue in a role. Owners only; the mail is
    * in the venue's language, since the invited person may have no account yet.
@@ -92,6 +93,7 @@ export class VenueMembers {
     });
     return true;
   }
+
   /** Joins the venue of an invitation sent to the signed-in user's own address. */
   async acceptInvitation(token: string): Promise<Venue> {
     const userId = this.roles.user();
@@ -121,6 +123,7 @@ export class VenueMembers {
     });
     return this.venues.get(venueId);
   }
+
   /** Owners only; the venue keeps at least one owner. */
   async changeMemberRole(input: { venueId: string; userId: string; role: VenueRole }): Promise<Membership> {
     const { venueId, userId } = await this.ownedMember(input.venueId, input.userId);
@@ -137,6 +140,7 @@ export class VenueMembers {
     });
     return (await this.members.ofVenue(venueId)).find((m) => m.userId === userId)!;
   }
+
   /** Owners remove anyone; anyone may leave. The venue keeps at least one owner. */
   async removeMember(input: { venueId: string; userId: string }): Promise<boolean> {
     const venueId = parseRecordId(input.venueId);
@@ -161,6 +165,7 @@ export class VenueMembers {
     await this.outside.announce({ userId });
     return true;
   }
+
   private async ownedMember(venue: string, user: string): Promise<{ venueId: number; userId: number }> {
     const venueId = parseRecordId(venue);
     if (venueId === null) throw new NotFoundError(say('venue.not_found'));
