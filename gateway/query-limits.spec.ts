@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApolloGateway } from '@apollo/gateway';
 import {
+  getIntrospectionQuery,
   getNamedType,
   isEnumType,
   isInputObjectType,
@@ -132,5 +133,21 @@ describe('the gateway’s default bounds hold every operation the platform itsel
         undefined,
       );
     expect(page(100)).toBeGreaterThan(page(10) * 9);
+  });
+
+  it('lets through the standard introspection query with its options, weighed once', () => {
+    const text = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+    });
+    const document = parseWithinLimits(text, limits);
+    expect(validate(schema, document, [...specifiedRules, ...queryLimitRules(limits)])).toEqual([]);
+    const cost = costOf(schema, document, {}, undefined);
+    expect(cost).toBeLessThanOrEqual(limits.maxCost);
+    // Every field it selects counts once: the fragments' fields are the weight, not the schema's size.
+    expect(cost).toBeLessThan(500);
   });
 });

@@ -62,6 +62,9 @@ function pageTypes(schema: GraphQLSchema): ReadonlySet<string> {
 function pageSizeEstimator(schema: GraphQLSchema): ComplexityEstimator {
   const pages = pageTypes(schema);
   return ({ type, field, args, childComplexity }) => {
+    // Introspection reads the schema, not data: the standard introspection query of every tool
+    // weighs what it selects, once, rather than its lists multiplied out.
+    if (field.name.startsWith('__') || type.name.startsWith('__')) return 1 + childComplexity;
     for (const name of PAGE_SIZE_ARGUMENTS) {
       const size = args[name] as unknown;
       if (field.args.some((a) => a.name === name) && typeof size === 'number' && size > 0) {

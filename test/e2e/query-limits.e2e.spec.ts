@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { buildClientSchema, getIntrospectionQuery, type IntrospectionQuery } from 'graphql';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -145,6 +146,23 @@ describe('the gateway bounds every operation before planning it', () => {
     expect(introspection.body.data).toEqual({ __schema: { queryType: { name: 'Query' } } });
     const typo = await graphql('{ plns { key } }');
     expect(typo.body.errors?.[0]?.message).toMatch(/Cannot query field "plns" on type "Query". Did you mean/);
+  });
+
+  it('answers the standard introspection query of GraphiQL, Codegen and the like, with descriptions, specifiedByUrl, repeatability and input deprecation', async () => {
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+    });
+    const answer = await graphql(query);
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.status).toBe(200);
+    expect(answer.body.errors).toBeUndefined();
+    const schema = buildClientSchema(answer.body.data as unknown as IntrospectionQuery);
+    expect(schema.getQueryType()?.getFields().myVenues).toBeDefined();
+    expect(schema.getSubscriptionType()?.getFields().ticketUpdated).toBeDefined();
   });
 
   it('applies the same bounds to operations over graphql-ws, refusing that operation only', async () => {
