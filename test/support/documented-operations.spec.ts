@@ -165,6 +165,7 @@ describe('extracting the GraphQL operations a Markdown document shows', () => {
   it('finds the operations of this repository’s README and docs', () => {
     const { operations } = documentedOperations(projectRoot());
     expect(operations.length).toBeGreaterThanOrEqual(8);
-    expect(new Set(operations.map((o) => o.file))).toEqual(new Set(['README.md', 'docs/FRONTEND.md']));
+    const files = new Set(operations.map((o) => o.file));
+    expect(files.has('README.md') && files.has('docs/FRONTEND.md')).toBe(true);
   });
 });
