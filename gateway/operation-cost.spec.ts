@@ -79,6 +79,15 @@ describe('the estimate from the subgraphs’ declared list sizes, by hand', () =
     );
   });
 
+  it('counts an introspection list asked again below itself as data, so the schema cannot be walked over and over', () => {
+    // types and the first fields once; the second fields 100 × its selection.
+    expect(estimate('{ __schema { types { fields { type { fields { name } } } } } }').cost).toBe(
+      1 + (1 + (1 + (1 + (1 + 100 * 1)))),
+    );
+    const walked = `{ __schema { types { fields { type { fields { type { fields { type { fields { name } } } } } } } } } }`;
+    expect(estimate(walked).cost).toBeGreaterThan(loadConfig({}).graphqlLimits.maxCost);
+  });
+
   it('names the estimate, the limit and the heaviest path in the refusal, and in its extensions', () => {
     const found = estimate('{ myVenues { members { role } branches { name } } }');
     // myVenues 1 + 10 × (members (1 + 50 × 1) + branches (1 + 20 × 1))

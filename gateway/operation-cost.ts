@@ -148,7 +148,7 @@ export function estimateCost(
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;
   }
   const walk: Walk = { schema, model, fragments, variables: coerced.coerced };
-  const fields = weighSelections(walk, root, operation.selectionSet, undefined, false);
+  const fields = weighSelections(walk, root, operation.selectionSet, undefined, undefined);
   return { cost: sum(fields), heaviest: heaviestPath(fields) };
 }
 
@@ -161,7 +161,8 @@ function weighSelections(
   parent: GraphQLCompositeType,
   selectionSet: SelectionSetNode,
   sized: Sized | undefined,
-  introspection: boolean,
+  /** Inside introspection: the lists already on this path; undefined outside it. */
+  introspection: ReadonlySet<string> | undefined,
 ): Weighed[] {
   const weighed: Weighed[] = [];
   for (const selection of selectionSet.selections) {
@@ -211,13 +212,19 @@ function weighField(
   parent: GraphQLCompositeType,
   node: FieldNode,
   sized: Sized | undefined,
-  withinIntrospection: boolean,
+  withinIntrospection: ReadonlySet<string> | undefined,
 ): Weighed | undefined {
   const name = node.name.value;
   const definition = fieldDefinition(walk, parent, name);
   if (definition === undefined) return undefined;
-  const introspection = withinIntrospection || name.startsWith('__');
+  const introspection = withinIntrospection ?? (name.startsWith('__') ? new Set<string>() : undefined);
   const listSize = introspection ? undefined : walk.model.listSizeOf(parent.name, name);
+  const isListField = isListType(getNullableType(definition.type));
+  // Introspection lists count once, as the standard query asks each once on a path; one asked
+  // again below itself (`fields { type { fields` …) walks the schema over and over, and counts as data.
+  const again = introspection !== undefined && isListField && introspection.has(name);
+  const below =
+    introspection !== undefined && isListField ? new Set([...introspection, name]) : introspection;
   const args = getArgumentValues(definition, node, walk.variables) as Record<string, unknown>;
   const sliced = slicedSize(listSize, args);
   const named = getNamedType(definition.type);
@@ -227,16 +234,20 @@ function weighField(
       : undefined;
   const children =
     node.selectionSet !== undefined && isCompositeType(named)
-      ? weighSelections(walk, named, node.selectionSet, page, introspection)
+      ? weighSelections(walk, named, node.selectionSet, page, below)
       : [];
   const weight = introspection ? 1 : walk.model.weightOf(parent.name, name);
-  const factor = introspection ? 1 : itemsOf(definition, listSize, sliced, page, sized, name);
+  const factor = again
+    ? UNPAGED_LIST_SIZE
+    : introspection
+      ? 1
+      : itemsOf(definition, listSize, sliced, page, sized, name);
   const selected = sum(children);
-  const isList = factor > 1 || isListType(getNullableType(definition.type));
+  const isList = factor > 1 || isListField;
   return {
     name: node.alias?.value ?? name,
     // A list of scalars costs its items; a list of objects, its items' selections each.
-    cost: weight + factor * (isList && !introspection ? Math.max(1, selected) : selected),
+    cost: weight + factor * (isList && (!introspection || again) ? Math.max(1, selected) : selected),
     factor,
     children,
   };
