@@ -33,6 +33,9 @@ describe('the estimate from the subgraphs’ declared list sizes, by hand', () =
     });
     expect(model.listSizeOf('WebhookDelivery', 'attemptLog')?.slicingArguments).toEqual(['last']);
     expect(model.listSizeOf('Query', 'plans')).toBeUndefined();
+    // A CV export renders in Chromium: it weighs a hundred fields.
+    expect(model.weightOf('Mutation', 'exportCv')).toBe(100);
+    expect(model.weightOf('Query', 'myVenues')).toBe(1);
   });
 
   it('weighs the README’s own example: 1 + 10 × (3 + plan 2 + branches (1 + 20 × 1)) = 261', () => {
