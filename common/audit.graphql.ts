@@ -1,5 +1,6 @@
 import { Arg, Directive, Field, ID, Int, ObjectType, type ClassType } from 'type-graphql';
 import type { AuditEvent } from './audit-log';
+import { AssumedSize } from './cost.graphql';
 import { ValidationError } from './errors';
 import { parseRecordId } from './input.rules';
 import { say } from './messages';
@@ -78,6 +79,8 @@ export function auditGraphTypes<U extends { id: string }>(User: ClassType<U>) {
     @Field(() => AuditActorType, { description: 'Who did it.' })
     actor!: AuditActorType;
 
+    // An event names a few details (a key’s name, prefix, branch and scopes); ten is room to spare.
+    @AssumedSize(10)
     @Field(() => [AuditDetailType], { description: 'The values that describe it.' })
     details!: AuditDetailType[];
 

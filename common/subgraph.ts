@@ -14,9 +14,9 @@ import { createLogger, type Logger } from './logger';
 import { stopOnce, type Running } from './process';
 import { connectRedis, type Redis } from './redis';
 import { REQUEST_ID_HEADER } from './request-context';
+import { COST_LINK } from './cost.graphql';
 
-const FEDERATION_LINK =
-  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides", "@inaccessible"])';
+const FEDERATION_LINK = `extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides", "@inaccessible"]) ${COST_LINK}`;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each entity's reference has its own key shape
 type ReferenceResolver = (reference: any, context: SubgraphContext) => unknown;

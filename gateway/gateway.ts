@@ -13,6 +13,7 @@ import type { Request } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
 import { errorStatusPlugin } from './error-status.plugin';
+import { CostModel } from './operation-cost';
 import { queryLimitOptions } from './query-limits';
 import { GatewayRateLimits } from './rate-limit';
 import type { RunQuery } from './live/live-hub';
@@ -61,9 +62,14 @@ interface Graph {
 async function startGraph(
   config: Config,
   logger: Logger,
-  backing: { supergraphSdl: string; redis: Redis; fetcher: ReturnType<typeof subgraphFetcher> },
+  backing: {
+    supergraphSdl: string;
+    costModel: CostModel;
+    redis: Redis;
+    fetcher: ReturnType<typeof subgraphFetcher>;
+  },
 ): Promise<Graph> {
-  const { supergraphSdl, redis, fetcher } = backing;
+  const { supergraphSdl, costModel, redis, fetcher } = backing;
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
@@ -83,7 +89,7 @@ async function startGraph(
     internalSecret: config.internalSecret,
     logger,
   });
-  const bounds = queryLimitOptions(config.graphqlLimits, config.nodeEnv === 'production');
+  const bounds = queryLimitOptions(config.graphqlLimits, config.nodeEnv === 'production', costModel);
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
     ...platformApolloOptions(logger, config.nodeEnv),
@@ -145,7 +151,9 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   const pool = createProbePool(config.databaseUrl);
   const redis = await connectRedis(config.redisUrl, 'gateway');
   const fetcher = subgraphFetcher(config.upstreamTimeoutMs);
-  const graph = await startGraph(config, logger, { supergraphSdl, redis, fetcher });
+  // The API schema drops the subgraphs' @listSize and @cost; the estimate reads them from here.
+  const costModel = CostModel.fromSupergraph(supergraphSdl);
+  const graph = await startGraph(config, logger, { supergraphSdl, costModel, redis, fetcher });
   // Filled once the HTTP server listens, since graphql-ws shares its port.
   const live: { server?: RunningLiveServer } = {};
 
@@ -161,6 +169,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     apiSchema: graph.apiSchema,
     runQuery: graph.runQuery,
     limits: graph.limits,
+    costModel,
     redis,
     config,
     logger,

@@ -22,7 +22,8 @@ import { loadConfig } from '../common/config';
 import { projectRoot, SUPERGRAPH_FILE } from '../common/paths';
 import { ADAPTER_OPERATIONS } from '../rest-adapter/graph-client';
 import '../rest-adapter/rest-adapter';
-import { cachedCostOf, costOf, parseWithinLimits, queryLimitRules } from './query-limits';
+import { CostModel, estimateCost } from './operation-cost';
+import { cachedEstimateOf, parseWithinLimits, queryLimitRules } from './query-limits';
 
 /** The page's own documents over graphql-ws, built as page.js builds them. */
 async function pageOperations(): Promise<{ name: string; document: string }[]> {
@@ -70,13 +71,21 @@ function sampleVariables(schema: GraphQLSchema, document: DocumentNode): Record<
 describe('the gateway’s default bounds hold every operation the platform itself sends', () => {
   const limits = loadConfig({}).graphqlLimits;
   let schema: GraphQLSchema;
+  let model: CostModel;
   let gateway: ApolloGateway;
 
   beforeAll(async () => {
     process.env.APOLLO_TELEMETRY_DISABLED = 'true';
-    gateway = new ApolloGateway({ supergraphSdl: await readFile(SUPERGRAPH_FILE(), 'utf8') });
+    const supergraphSdl = await readFile(SUPERGRAPH_FILE(), 'utf8');
+    model = CostModel.fromSupergraph(supergraphSdl);
+    gateway = new ApolloGateway({ supergraphSdl });
     schema = (await gateway.load()).schema;
   });
+
+  const costOf = (document: DocumentNode, variables: Record<string, unknown>) =>
+    estimateCost(schema, model, document, variables, undefined).cost;
+  const cachedCostOf = (document: DocumentNode, variables: Record<string, unknown>) =>
+    cachedEstimateOf(schema, model, document, variables, undefined).cost;
 
   afterAll(async () => {
     await gateway.stop();
@@ -97,7 +106,7 @@ describe('the gateway’s default bounds hold every operation the platform itsel
         name,
         errors: [],
       });
-      costs[name] = costOf(schema, parsed, sampleVariables(schema, parsed), undefined);
+      costs[name] = costOf(parsed, sampleVariables(schema, parsed));
     }
     const heaviest = Math.max(...Object.values(costs));
     // Room for the operations to grow, but not so much that the limit stops meaning anything.
@@ -115,23 +124,16 @@ describe('the gateway’s default bounds hold every operation the platform itsel
       { n: 100, id: '3', more: false },
       { n: 100, id: '4', more: true },
     ]) {
-      expect(cachedCostOf(schema, document, variables, undefined)).toBe(
-        costOf(schema, document, variables, undefined),
-      );
+      expect(cachedCostOf(document, variables)).toBe(costOf(document, variables));
     }
-    expect(cachedCostOf(schema, document, { n: 100, id: '1', more: true }, undefined)).toBeGreaterThan(
-      cachedCostOf(schema, document, { n: 10, id: '1', more: true }, undefined),
+    expect(cachedCostOf(document, { n: 100, id: '1', more: true })).toBeGreaterThan(
+      cachedCostOf(document, { n: 10, id: '1', more: true }),
     );
   });
 
   it('weighs a list by its page size', () => {
     const page = (perPage: number) =>
-      costOf(
-        schema,
-        parse('query ($n: Int!) { tickets(perPage: $n) { items { id number } } }'),
-        { n: perPage },
-        undefined,
-      );
+      costOf(parse('query ($n: Int!) { tickets(perPage: $n) { items { id number } } }'), { n: perPage });
     expect(page(100)).toBeGreaterThan(page(10) * 9);
   });
 
@@ -145,7 +147,7 @@ describe('the gateway’s default bounds hold every operation the platform itsel
     });
     const document = parseWithinLimits(text, limits);
     expect(validate(schema, document, [...specifiedRules, ...queryLimitRules(limits)])).toEqual([]);
-    const cost = costOf(schema, document, {}, undefined);
+    const cost = costOf(document, {});
     expect(cost).toBeLessThanOrEqual(limits.maxCost);
     // Every field it selects counts once: the fragments' fields are the weight, not the schema's size.
     expect(cost).toBeLessThan(500);

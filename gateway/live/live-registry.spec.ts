@@ -14,6 +14,7 @@ import {
 import { loadConfig } from '../../common/config';
 import { createLogger } from '../../common/logger';
 import { SUPERGRAPH_FILE } from '../../common/paths';
+import { CostModel } from '../operation-cost';
 import type { GraphTicket } from '../../contracts/tickets/ticket.resource';
 import type { LiveEvent } from '../../contracts/tickets/live-event';
 import { GatedSocket, LiveAccess } from './live-access';
@@ -65,6 +66,7 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
   let gateway: FakeGateway;
   let hub: LiveHub;
   let access: LiveAccess;
+  let costModel: CostModel;
 
   const registryWith = (options: { production?: boolean; maxCost?: number } = {}) =>
     new LiveRegistry(schema, {
@@ -72,6 +74,7 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
       access,
       runQuery: gateway.runQuery,
       queryLimits: { ...defaultLimits, maxCost: options.maxCost ?? defaultLimits.maxCost },
+      costModel,
       production: options.production ?? false,
     });
 
@@ -102,7 +105,9 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
 
   beforeAll(async () => {
     process.env.APOLLO_TELEMETRY_DISABLED = 'true';
-    apollo = new ApolloGateway({ supergraphSdl: await readFile(SUPERGRAPH_FILE(), 'utf8') });
+    const supergraphSdl = await readFile(SUPERGRAPH_FILE(), 'utf8');
+    costModel = CostModel.fromSupergraph(supergraphSdl);
+    apollo = new ApolloGateway({ supergraphSdl });
     apiSchema = (await apollo.load()).schema;
   });
 
@@ -123,6 +128,7 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
       access,
       runQuery: gateway.runQuery,
       queryLimits: defaultLimits,
+      costModel,
       production: false,
     };
     expect(() => new LiveRegistry(buildSchema('type Query { a: Int }'), options)).toThrow(

@@ -19,7 +19,8 @@ import {
 import type { SubscribePayload } from 'graphql-ws';
 import type { Config } from '../../common/config';
 import { NotFoundError, UnauthenticatedError } from '../../common/errors';
-import { costError, costOf, parseWithinLimits, queryLimitRules, withoutSuggestions } from '../query-limits';
+import { estimateCost, type CostModel } from '../operation-cost';
+import { costError, parseWithinLimits, queryLimitRules, withoutSuggestions } from '../query-limits';
 import { headersOf, type LiveConnection } from './live-admission';
 import type { LiveAccess } from './live-access';
 import type { LiveHub, LiveReader, LiveSink, RunQuery } from './live-hub';
@@ -51,6 +52,8 @@ export interface LiveRegistryOptions {
   access: Pick<LiveAccess, 'watchDisplay'>;
   runQuery: RunQuery;
   queryLimits: Config['graphqlLimits'];
+  /** The list sizes and weights the subgraphs declared, for a subscription's estimate. */
+  costModel: CostModel;
   /** Validation messages then suggest no field names, as Apollo's over HTTP do not. */
   production: boolean;
 }
@@ -168,13 +171,14 @@ export class LiveRegistry {
       return coerced.errors.map((error) => withCode(error, 'BAD_USER_INPUT'));
     }
     const limits = this.options.queryLimits;
-    const cost = costOf(
+    const estimate = estimateCost(
       this.schema,
+      this.options.costModel,
       document,
       payload.variables ?? undefined,
       payload.operationName ?? undefined,
     );
-    if (cost > limits.maxCost) return [costError(cost, limits)];
+    if (estimate.cost > limits.maxCost) return [costError(estimate, limits)];
     return undefined;
   }
 

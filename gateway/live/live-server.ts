@@ -12,6 +12,7 @@ import { proxyTrust } from '../../common/client-address';
 import type { Config } from '../../common/config';
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
+import type { CostModel } from '../operation-cost';
 import type { GatewayRateLimits } from '../rate-limit';
 import { credentialCheck, LiveAdmission } from './live-admission';
 import { LiveAccess } from './live-access';
@@ -29,6 +30,8 @@ export interface LiveServerOptions {
   runQuery: RunQuery;
   /** Each operation sent over a socket counts against the connection's budget, as over HTTP. */
   limits: GatewayRateLimits;
+  /** The subgraphs' declared list sizes and weights, for a subscription's estimate. */
+  costModel: CostModel;
   redis: Redis;
   config: Config;
   logger: Logger;
@@ -63,6 +66,7 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
     access,
     runQuery,
     queryLimits: config.graphqlLimits,
+    costModel: options.costModel,
     production: config.nodeEnv === 'production',
   });
 

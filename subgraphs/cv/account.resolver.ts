@@ -1,4 +1,5 @@
 import { Arg, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AssumedSize, SlicedBy } from '../../common/cost.graphql';
 import { AuditAfterArg, AuditFirstArg, auditPage } from '../../common/audit.graphql';
 import { ForbiddenError, NotFoundError } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
@@ -52,6 +53,7 @@ export class AccountResolver {
     return this.cvs.countFor(Number(account.id));
   }
 
+  @AssumedSize(20)
   @FieldResolver(() => [AccountApiKeyType], {
     description:
       'The account’s API keys, revoked ones too, newest first: for its signed-in owner or one of its own keys.',
@@ -102,6 +104,7 @@ export class AccountResolver {
     return toAccountApiKeyType(await this.accounts.revokeKeyOfOwner(principal, id));
   }
 
+  @SlicedBy('first', ['items'])
   @FieldResolver(() => AuditLogPageType, {
     description:
       'Every management change of the account (created, keys issued and revoked, plan changed), newest first: for its signed-in owner only.',

@@ -1,4 +1,5 @@
 import { Arg, Field, ID, Mutation, ObjectType, Query, Resolver, registerEnumType } from 'type-graphql';
+import { Cost } from '../../common/cost.graphql';
 import type { CvAccess } from './cv-access';
 import type { CvExportLinkService } from './cv-export-link.service';
 import type { CvExport, CvExportService } from './cv-export.service';
@@ -56,6 +57,8 @@ export class CvExportResolver {
     private readonly requestId: string,
   ) {}
 
+  // A render in Chromium: as heavy as a page of a hundred fields, whatever it selects.
+  @Cost(100)
   @Mutation(() => CvExportType, {
     description:
       'Exports a CV. FORBIDDEN at the plan’s download_limit, RATE_LIMITED beyond 10 exports a minute, UNAVAILABLE when the renderer is saturated.',
@@ -80,6 +83,8 @@ export class CvExportResolver {
     return this.links.link(principal, id, format);
   }
 
+  // A render in Chromium: as heavy as a page of a hundred fields, whatever it selects.
+  @Cost(100)
   @Mutation(() => CvExportType, {
     description:
       'The export a cvExportUrl link grants, needing no key: what the REST adapter sends when the link is followed. FORBIDDEN for a link not signed by the platform or past its minute; otherwise as exportCv.',

@@ -1,4 +1,5 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
+import { AssumedSize } from '../../common/cost.graphql';
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { camelCase, camelKeys } from '../../common/case';
 import {
@@ -70,6 +71,7 @@ const items = Object.fromEntries(
 const sectionsOutput = class {};
 const sectionsInput = class {};
 for (const section of SECTION_KEYS) {
+  AssumedSize(ITEMS_PER_SECTION_MAX)(sectionsOutput.prototype, section);
   Field(() => [items[section].output], {
     description: `The ${section} section’s items in display order, at most ${ITEMS_PER_SECTION_MAX}; empty when it has none.`,
   })(sectionsOutput.prototype, section);
@@ -135,14 +137,17 @@ export class CvType {
   @Field(() => settings.output, { description: 'The template’s defaults with the CV’s own choices.' })
   settings!: Row;
 
+  @AssumedSize(SECTION_KEYS.length + CUSTOM_SECTIONS_MAX)
   @Field(() => [String], { description: 'Section keys (built-in and custom) in display order.' })
   sectionOrder!: string[];
 
+  @AssumedSize(SECTION_KEYS.length + CUSTOM_SECTIONS_MAX)
   @Field(() => [String], {
     description: 'Section keys (built-in or custom) left out when the CV is rendered.',
   })
   hiddenSections!: string[];
 
+  @AssumedSize(CUSTOM_SECTIONS_MAX)
   @Field(() => [custom.output], { description: `The CV’s own sections, at most ${CUSTOM_SECTIONS_MAX}.` })
   customSections!: Row[];
 

@@ -1,4 +1,5 @@
 import { Arg, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AssumedSize, SlicedBy } from '../../common/cost.graphql';
 import { AuditAfterArg, AuditFirstArg, auditPage } from '../../common/audit.graphql';
 import { parseRecordId } from '../../common/input.rules';
 import { NotFoundError } from '../../common/errors';
@@ -42,6 +43,7 @@ export class IdentityResolver {
       : { userId: String(principal.userId), sessionId: String(principal.sessionId) };
   }
 
+  @AssumedSize(20)
   @FieldResolver(() => [SessionType], {
     description: 'The user’s live sessions, the newest first; only the user may read them.',
   })
@@ -51,6 +53,7 @@ export class IdentityResolver {
     return sessions.map((session) => toSessionType(session, current));
   }
 
+  @SlicedBy('first', ['items'])
   @FieldResolver(() => AuditLogPageType, {
     description:
       'Changes to the user’s sign-in, newest first: sessions ended (by the user or by the operator), password changed or reset, email verified. Only the user may read it.',

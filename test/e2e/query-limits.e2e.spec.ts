@@ -113,6 +113,27 @@ describe('the gateway bounds every operation before planning it', () => {
     expect(wrong.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  it('weighs nested pages by their page arguments and names the path that weighs most', async () => {
+    const nested = (first: number) =>
+      graphql(
+        `{ myVenues { webhookEndpoints(first: ${first}) { deliveries(first: ${first}) { attemptLog(last: ${first}) { statusCode } } } } }`,
+      );
+    const refused = await nested(100);
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors?.[0]?.message).toBe(
+      'Query cost limit of 10000 exceeded, found 10101011 (GRAPHQL_MAX_COST). It weighs most at myVenues.webhookEndpoints.deliveries.attemptLog: 10 × 100 × 100 × 100: ask that list for fewer items (first, last, perPage) or split the query.',
+    );
+    expect(refused.body.errors?.[0]?.extensions?.cost).toEqual({
+      estimated: 10101011,
+      limit: 10000,
+      heaviestPath: 'myVenues.webhookEndpoints.deliveries.attemptLog',
+      listSizes: [10, 100, 100, 100],
+    });
+    // 1 + 10 × (1 + 3 × (1 + 3 × (1 + 3))) = 1,411: within the budget, so it runs (and needs a session).
+    const small = await nested(3);
+    expect(small.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
   it('refuses batched HTTP requests and keeps CSRF prevention on', async () => {
     const batch = await fetch(platform.gatewayUrl, {
       method: 'POST',

@@ -1,4 +1,5 @@
 import { Arg, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type-graphql';
+import { SlicedBy } from '../../../common/cost.graphql';
 import { VenueType } from '../venues';
 import {
   IssuedVenueApiKeyType,
@@ -21,6 +22,7 @@ function bounded(first: number): number {
 export class VenueApiKeysResolver {
   constructor(private readonly management: VenueApiKeys) {}
 
+  @SlicedBy('first')
   @FieldResolver(() => [VenueApiKeyType], {
     description:
       'The API keys of the venue’s branches, revoked ones included, the oldest first. Owners and managers.',

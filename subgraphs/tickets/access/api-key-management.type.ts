@@ -1,6 +1,8 @@
 import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import { BranchType, UserReference } from '../venues';
+import { TICKET_SCOPES } from './api-key.entity';
 import type { VenueApiKey } from './api-key.repository';
+import { AssumedSize } from '../../../common/cost.graphql';
 
 @ObjectType('VenueApiKey', {
   description: 'An API key of one of the venue’s branches; never the key itself.',
@@ -15,6 +17,7 @@ export class VenueApiKeyType {
   @Field(() => String, { description: 'Its first 11 characters, to tell keys apart.' })
   prefix!: string;
 
+  @AssumedSize(TICKET_SCOPES.length)
   @Field(() => [String], { description: 'tickets:read and/or tickets:write.' })
   scopes!: string[];
 

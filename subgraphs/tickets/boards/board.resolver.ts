@@ -1,4 +1,5 @@
 import { Arg, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AssumedSize } from '../../../common/cost.graphql';
 import type { BoardService } from './board.service';
 import {
   BoardDevicePairingType,
@@ -21,6 +22,7 @@ import { VenueType } from '../venues';
 export class BoardResolver {
   constructor(private readonly boards: BoardService) {}
 
+  @AssumedSize(20)
   @FieldResolver(() => [BoardDeviceType], {
     description: 'The venue’s board devices, revoked ones too, oldest first. Owners and managers.',
   })
@@ -28,6 +30,7 @@ export class BoardResolver {
     return (await this.boards.boardDevicesOf(Number(venue.id))).map(toBoardDeviceType);
   }
 
+  @AssumedSize(20)
   @FieldResolver(() => [DisplayType], {
     description: 'The venue’s displays, revoked ones too, oldest first. Owners and managers.',
   })

@@ -1,4 +1,5 @@
 import { Arg, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type-graphql';
+import { SlicedBy } from '../../../common/cost.graphql';
 import { NotFoundError } from '../../../common/errors';
 import { parseRecordId } from '../../../common/input.rules';
 import { say, type Message } from '../../../common/messages';
@@ -32,6 +33,7 @@ export class WebhookManagementResolver {
     private readonly webhooks: WebhookEndpointService,
   ) {}
 
+  @SlicedBy('first')
   @FieldResolver(() => [WebhookEndpointType], {
     description: 'The venue’s webhook endpoints, oldest first; deleted ones are gone. Owners and managers.',
   })
@@ -162,6 +164,7 @@ export class WebhookManagementResolver {
 export class WebhookEndpointResolver {
   constructor(private readonly webhooks: WebhookEndpointService) {}
 
+  @SlicedBy('first')
   @FieldResolver(() => [WebhookDeliveryType], {
     description: 'The latest deliveries to the endpoint, newest first, pings included.',
   })
@@ -177,6 +180,7 @@ export class WebhookEndpointResolver {
 /** A delivery's attempts, already read with the delivery. */
 @Resolver(() => WebhookDeliveryType)
 export class WebhookDeliveryResolver {
+  @SlicedBy('last')
   @FieldResolver(() => [WebhookAttemptType], {
     description: 'The delivery’s latest attempts, oldest first, with what each receiver answered.',
   })

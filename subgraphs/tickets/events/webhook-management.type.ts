@@ -1,4 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { AssumedSize } from '../../../common/cost.graphql';
 import { WEBHOOK_EVENTS } from '../tickets';
 import { DEFAULT_ENDPOINT_EVENTS } from './webhook-events';
 import type { DeliveryJson, EndpointJson } from './webhook-endpoint.service';
@@ -16,6 +17,7 @@ export class WebhookEndpointType {
   @Field(() => String, { description: 'Where deliveries are POSTed.' })
   url!: string;
 
+  @AssumedSize(WEBHOOK_EVENTS.length)
   @Field(() => [String], { description: 'The events it receives, such as ticket.created.' })
   events!: string[];
 

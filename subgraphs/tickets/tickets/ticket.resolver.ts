@@ -1,4 +1,5 @@
 import { Arg, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { SlicedBy } from '../../../common/cost.graphql';
 import { ForbiddenError, NotFoundError, ValidationError, type FieldMessages } from '../../../common/errors';
 import { isStorableDate, parseRecordId } from '../../../common/input.rules';
 import { TOKEN_HIDDEN_FIELDS } from '../../../contracts/tickets/live-event';
@@ -118,6 +119,7 @@ export class TicketResolver {
     return toTicketType(await this.ticketService.get(principal, ticketRef(null, externalId)), this.present);
   }
 
+  @SlicedBy('perPage', ['items'])
   @Query(() => TicketPageType, { description: 'The branch’s tickets, newest first. Needs tickets:read.' })
   async tickets(
     @Arg('filter', () => TicketFilterInput, {

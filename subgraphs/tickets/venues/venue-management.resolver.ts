@@ -1,4 +1,5 @@
 import { Arg, Directive, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { AssumedSize, SlicedBy } from '../../../common/cost.graphql';
 import { AuditAfterArg, AuditFirstArg, auditPage } from '../../../common/audit.graphql';
 import {
   AuditLogPageType,
@@ -20,6 +21,7 @@ export class VenueManagementResolver {
     private readonly roles: VenueRoles,
   ) {}
 
+  @AssumedSize(10)
   @Query(() => [VenueType], { description: 'The venues the signed-in user belongs to, by id.' })
   async myVenues(): Promise<VenueType[]> {
     return (await this.management.myVenues()).map(({ venue }) => toVenueType(venue));
@@ -52,6 +54,7 @@ export class VenueManagementResolver {
     return (await this.roles.roleAt(Number(venue.id))) as VenueRoleValue | null;
   }
 
+  @AssumedSize(20)
   @FieldResolver(() => [BranchType], { description: 'The venue’s branches, oldest first. Any member.' })
   async branches(@Root() venue: VenueType): Promise<BranchType[]> {
     return (await this.management.branches(Number(venue.id))).map((b) => ({
@@ -61,6 +64,7 @@ export class VenueManagementResolver {
     }));
   }
 
+  @SlicedBy('first', ['items'])
   @FieldResolver(() => AuditLogPageType, {
     description: 'Every management change of the venue, newest first. Owners and managers.',
   })

@@ -1,4 +1,5 @@
 import { Arg, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { AssumedSize } from '../../../common/cost.graphql';
 import {
   ChangeMemberRoleInput,
   InviteMemberInput,
@@ -14,6 +15,7 @@ import { toVenueType, VenueType } from './venue.type';
 export class VenueMembersResolver {
   constructor(private readonly management: VenueMembers) {}
 
+  @AssumedSize(50)
   @FieldResolver(() => [VenueMemberType], {
     description: 'The venue’s people and roles. Owners and managers.',
   })

@@ -1,0 +1,150 @@
+import { readFileSync } from 'node:fs';
+import { buildASTSchema, buildSchema, parse, type GraphQLSchema } from 'graphql';
+import { loadConfig } from '../common/config';
+import { SUPERGRAPH_FILE } from '../common/paths';
+import { CostModel, describeHeaviest, estimateCost } from './operation-cost';
+import { costError } from './query-limits';
+
+/** The composed supergraph as a plain schema: its types and fields are what the gateway serves. */
+function supergraph(): { schema: GraphQLSchema; model: CostModel } {
+  const sdl = readFileSync(SUPERGRAPH_FILE(), 'utf8');
+  return {
+    schema: buildASTSchema(parse(sdl), { assumeValid: true, assumeValidSDL: true }),
+    model: CostModel.fromSupergraph(sdl),
+  };
+}
+
+describe('the estimate from the subgraphs’ declared list sizes, by hand', () => {
+  const { schema, model } = supergraph();
+  const estimate = (query: string, variables: Record<string, unknown> = {}) =>
+    estimateCost(schema, model, parse(query), variables, undefined);
+
+  it('reads the declared sizes from the composed supergraph', () => {
+    expect(model.listSizeOf('Query', 'myVenues')).toEqual({
+      assumedSize: 10,
+      slicingArguments: [],
+      sizedFields: [],
+    });
+    expect(model.listSizeOf('Venue', 'branches')?.assumedSize).toBe(20);
+    expect(model.listSizeOf('Venue', 'members')?.assumedSize).toBe(50);
+    expect(model.listSizeOf('Query', 'tickets')).toEqual({
+      slicingArguments: ['perPage'],
+      sizedFields: ['items'],
+    });
+    expect(model.listSizeOf('WebhookDelivery', 'attemptLog')?.slicingArguments).toEqual(['last']);
+    expect(model.listSizeOf('Query', 'plans')).toBeUndefined();
+    // A CV export renders in Chromium: it weighs a hundred fields.
+    expect(model.weightOf('Mutation', 'exportCv')).toBe(100);
+    expect(model.weightOf('Query', 'myVenues')).toBe(1);
+  });
+
+  it('weighs the README’s own example: 1 + 10 × (3 + plan 2 + branches (1 + 20 × 1)) = 261', () => {
+    const { cost, heaviest } = estimate('{ myVenues { id name viewerRole plan { key } branches { name } } }');
+    expect(cost).toBe(1 + 10 * (3 + 2 + (1 + 20 * 1)));
+    expect(describeHeaviest(heaviest)).toBe('myVenues.branches: 10 × 20');
+  });
+
+  it('counts a page by its slicing argument, its default when not given, on the sized list only', () => {
+    // tickets: 1 + (total 1 + items (1 + perPage × 2))
+    expect(estimate('{ tickets(perPage: 10) { total items { id number } } }').cost).toBe(
+      1 + (1 + (1 + 10 * 2)),
+    );
+    expect(estimate('{ tickets { total items { id number } } }').cost).toBe(1 + (1 + (1 + 15 * 2)));
+    // auditLog's first defaults to 20: myVenues 1 + 10 × (auditLog 1 + (items 1 + 20 × 1) + endCursor 1)
+    expect(estimate('{ myVenues { auditLog { items { id } endCursor } } }').cost).toBe(
+      1 + 10 * (1 + (1 + 20 * 1) + 1),
+    );
+    expect(estimate('query ($n: Int!) { tickets(perPage: $n) { items { id } } }', { n: 40 }).cost).toBe(
+      1 + (1 + 40),
+    );
+  });
+
+  it('multiplies nested paged lists, so a query that asks for a million attempts stays refused', () => {
+    const found = estimate(
+      '{ myVenues { webhookEndpoints(first: 100) { deliveries(first: 100) { attemptLog(last: 100) { statusCode } } } } }',
+    );
+    // attemptLog 1 + 100 × 1; deliveries 1 + 100 × 101; webhookEndpoints 1 + 100 × 10,101; myVenues 1 + 10 × …
+    const attempts = 1 + 100 * 1;
+    const deliveries = 1 + 100 * attempts;
+    const endpoints = 1 + 100 * deliveries;
+    expect(found.cost).toBe(1 + 10 * endpoints);
+    expect(describeHeaviest(found.heaviest)).toBe(
+      'myVenues.webhookEndpoints.deliveries.attemptLog: 10 × 100 × 100 × 100',
+    );
+    const limits = loadConfig({}).graphqlLimits;
+    expect(found.cost).toBeGreaterThan(limits.maxCost);
+  });
+
+  it('keeps an undeclared list at 100 items, and weighs introspection once', () => {
+    expect(estimate('{ plans { key name } }').cost).toBe(1 + 100 * 2);
+    expect(estimate('{ __schema { types { name fields { name args { name } } } } }').cost).toBe(
+      1 + (1 + 1 + (1 + 1 + (1 + 1))),
+    );
+  });
+
+  it('counts an introspection list asked again below itself as data, so the schema cannot be walked over and over', () => {
+    // types and the first fields once; the second fields 100 × its selection.
+    expect(estimate('{ __schema { types { fields { type { fields { name } } } } } }').cost).toBe(
+      1 + (1 + (1 + (1 + (1 + 100 * 1)))),
+    );
+    const walked = `{ __schema { types { fields { type { fields { type { fields { type { fields { name } } } } } } } } } }`;
+    expect(estimate(walked).cost).toBeGreaterThan(loadConfig({}).graphqlLimits.maxCost);
+  });
+
+  it('names the estimate, the limit and the heaviest path in the refusal, and in its extensions', () => {
+    const found = estimate('{ myVenues { members { role } branches { name } } }');
+    // myVenues 1 + 10 × (members (1 + 50 × 1) + branches (1 + 20 × 1))
+    expect(found.cost).toBe(1 + 10 * (1 + 50 + (1 + 20)));
+    const error = costError(found, { ...loadConfig({}).graphqlLimits, maxCost: 500 });
+    expect(error.message).toBe(
+      'Query cost limit of 500 exceeded, found 721 (GRAPHQL_MAX_COST). It weighs most at myVenues.members: 10 × 50: ask that list for fewer items (first, last, perPage) or split the query.',
+    );
+    expect(error.extensions).toMatchObject({
+      code: 'GRAPHQL_VALIDATION_FAILED',
+      cost: { estimated: 721, limit: 500, heaviestPath: 'myVenues.members', listSizes: [10, 50] },
+    });
+  });
+});
+
+describe('the estimate on a schema of its own: weights, sized fields, fragments, skipped fields', () => {
+  const sdl = `
+    type Query {
+      feed(first: Int = 5): Page @listSize(slicingArguments: ["first"], sizedFields: ["entries"], requireOneSlicingArgument: false)
+      tags: [String!]! @listSize(assumedSize: 3)
+      report: String @cost(weight: 50)
+    }
+    type Page { entries: [Entry!]! count: Int }
+    type Entry { id: ID! title: String }
+  `;
+  const schema = buildSchema(sdl.replace(/@listSize\([^)]*\)|@cost\([^)]*\)/g, ''));
+  const model = CostModel.fromSupergraph(sdl);
+  const cost = (query: string, variables: Record<string, unknown> = {}) =>
+    estimateCost(schema, model, parse(query), variables, undefined).cost;
+
+  it('adds a declared weight instead of 1', () => {
+    expect(cost('{ report }')).toBe(50);
+  });
+
+  it('gives a page’s size to its sized list, not to its other fields', () => {
+    // feed 1 + (entries 1 + 5 × 2) + count 1
+    expect(cost('{ feed { entries { id title } count } }')).toBe(1 + (1 + 5 * 2) + 1);
+    expect(cost('{ feed(first: 50) { entries { id } } }')).toBe(1 + (1 + 50 * 1));
+  });
+
+  it('counts a scalar list by its assumed size', () => {
+    expect(cost('{ tags }')).toBe(1 + 3 * 1);
+  });
+
+  it('follows fragments and leaves out what @skip and @include leave out', () => {
+    const query = `query ($more: Boolean!) { feed { ...page count @include(if: $more) } }
+      fragment page on Page { entries { ... on Entry { id } title @skip(if: $more) } }`;
+    expect(cost(query, { more: true })).toBe(1 + (1 + 5 * 1) + 1);
+    expect(cost(query, { more: false })).toBe(1 + (1 + 5 * 2));
+  });
+
+  it('refuses variables that do not fit their types, naming them as graphql-js does', () => {
+    expect(() => cost('query ($n: Int) { feed(first: $n) { count } }', { n: 'many' })).toThrow(
+      /Variable "\$n" got invalid value "many"/,
+    );
+  });
+});
