@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OperationTypeNode, parse, specifiedRules, validate, type GraphQLSchema } from 'graphql';
@@ -9,7 +10,12 @@ import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/
 import { apiSchema } from '../../tools/api-schema';
 import { DEMO_CV_KEY, DEMO_TICKET_KEY, seedDemoData, type DemoData } from '../../tools/database-setup';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { documentedOperations, type DocumentedOperation } from '../support/documented-operations';
+import {
+  documentedOperations,
+  operationsOf,
+  rootFieldsOf,
+  type DocumentedOperation,
+} from '../support/documented-operations';
 import { askGraph, bearer, graphData, type GraphReply } from '../support/graph';
 import { variablesFor } from '../support/operation-variables';
 import { panelFixtures } from '../support/panel-fixtures';
@@ -28,6 +34,19 @@ const NOT_OPERATIONS: Record<string, string> = {
   'docs/ARCHITECTURE.md query CvPlans { plans(product: CV) { … } }':
     'abridged on purpose: it names the operation the REST adapter sends for GET /plans, whose full text gateway/query-limits.spec.ts holds within the limits',
 };
+
+/**
+ * Refusals the docs describe in prose rather than write out, each written out whole here so that
+ * it is sent and must still be refused; `mentions` must still be in the doc, or the entry is stale.
+ */
+const DESCRIBED_REFUSALS = [
+  {
+    file: 'docs/FRONTEND.md',
+    mentions: '`webhookEndpoints(first: 100) { deliveries(first: 100) { attemptLog(last: 100) … } }`',
+    reason: 'the cost budget’s nested pages under `myVenues`, "ten million", over GRAPHQL_MAX_COST',
+    text: '{ myVenues { webhookEndpoints(first: 100) { deliveries(first: 100) { attemptLog(last: 100) { attempt } } } } }',
+  },
+];
 
 /** Codes of an operation refused before it ran: a limit, a parse or a validation failure. */
 const REFUSAL_CODES = new Set(['GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED', 'BAD_REQUEST']);
@@ -428,6 +447,25 @@ describe('every documented operation and every panel screen is accepted by the g
     },
   );
 
+  it.each(DESCRIBED_REFUSALS.map((refusal) => [`${refusal.file} ${refusal.mentions}`, refusal] as const))(
+    '%s is refused, as the doc says',
+    async (label, refusal) => {
+      expect(readFileSync(join(projectRoot(), refusal.file), 'utf8')).toContain(refusal.mentions);
+      const { definition } = operationsOf(refusal.text)[0]!;
+      const outcome = await send(label, {
+        text: refusal.text,
+        kind: definition.operation,
+        rootFields: rootFieldsOf(definition),
+        variables: undefined,
+      });
+      outcomes.push(outcome);
+      expect({ label, refusals: outcome.refusals.map((r) => r.split(':')[0]) }).toEqual({
+        label,
+        refusals: ['cost limit'],
+      });
+    },
+  );
+
   it('holds at least the ten panel screens, each valid against the committed schema', () => {
     expect(PANEL.length).toBeGreaterThanOrEqual(10);
     for (const fixture of PANEL) {
@@ -465,7 +503,7 @@ describe('every documented operation and every panel screen is accepted by the g
     await writeFile(join(dir, 'documented-operations.json'), `${JSON.stringify(outcomes, null, 2)}\n`);
     const lines = outcomes.map(
       (o) =>
-        `${String(o.cost ?? '-').padStart(7)}  ${o.operation}  [${o.credential}]` +
+        `${String(o.cost ?? '-').padStart(8)}  ${o.operation}  [${o.credential}]` +
         [...o.refusals, ...o.failures, ...o.businessErrors].map((e) => `\n           ${e}`).join(''),
     );
     const count = (pick: (o: Outcome) => string[]) => outcomes.filter((o) => pick(o).length > 0).length;

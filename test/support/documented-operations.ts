@@ -125,7 +125,8 @@ export function operationsOf(
     }));
 }
 
-function rootFieldsOf(definition: OperationDefinitionNode): string[] {
+/** The fields an operation asks of its root type, which say who may send it. */
+export function rootFieldsOf(definition: OperationDefinitionNode): string[] {
   return definition.selectionSet.selections.flatMap((selection) =>
     selection.kind === Kind.FIELD ? [selection.name.value] : [],
   );

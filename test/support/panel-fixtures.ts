@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kind, parse, type FragmentDefinitionNode } from 'graphql';
 import { projectRoot } from '../../common/paths';
-import { operationsOf } from './documented-operations';
+import { operationsOf, rootFieldsOf } from './documented-operations';
 
 /** The panel's screens, one operation a file, with the fragments they share in their own files. */
 export const PANEL_FIXTURES_DIR = join(projectRoot(), 'test', 'fixtures', 'panel');
@@ -32,10 +32,7 @@ export function panelFixtures(dir = PANEL_FIXTURES_DIR): PanelFixture[] {
     if (operations.length > 1) throw new Error(`${file} holds ${operations.length} operations; one a screen`);
     return operations.map(({ definition, text }) => {
       if (definition.name === undefined) throw new Error(`${file}: Codegen needs the operation named`);
-      const rootFields = definition.selectionSet.selections.flatMap((selection) =>
-        selection.kind === Kind.FIELD ? [selection.name.value] : [],
-      );
-      return { file, name: definition.name.value, rootFields, text };
+      return { file, name: definition.name.value, rootFields: rootFieldsOf(definition), text };
     });
   });
 }
