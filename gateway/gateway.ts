@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { Config, SubgraphName } from '../common/config';
 import { createProbePool } from '../common/postgres';
 import { mountGraphQL, PHOTO_BODY_LIMIT, platformApolloOptions } from '../common/graphql-server';
@@ -14,6 +15,8 @@ import type { GraphQLSchema } from 'graphql';
 import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
 import { errorStatusPlugin } from './error-status.plugin';
 import { CostModel } from './operation-cost';
+import { readExplorerBundle } from './explorer/explorer-bundle';
+import { mountExplorer } from './explorer/explorer-route';
 import { queryLimitOptions } from './query-limits';
 import { GatewayRateLimits } from './rate-limit';
 import type { RunQuery } from './live/live-hub';
@@ -95,7 +98,15 @@ async function startGraph(
     ...platformApolloOptions(logger, config.nodeEnv),
     validationRules: bounds.validationRules,
     parseOptions: bounds.parseOptions,
-    plugins: [inputGuardPlugin(), ...bounds.plugins, limits.plugin(), errorStatusPlugin()],
+    plugins: [
+      // Apollo's page loads its scripts and fonts from CDNs: blank offline, and in production a
+      // browser should get the same 400 as any client without a query. mountExplorer serves ours.
+      ApolloServerPluginLandingPageDisabled(),
+      inputGuardPlugin(),
+      ...bounds.plugins,
+      limits.plugin(),
+      errorStatusPlugin(),
+    ],
   });
   await apollo.start();
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');
@@ -162,6 +173,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     redis,
     health: () => ({ subscribers: live.server?.hub.subscribers ?? 0 }),
   });
+  if (config.nodeEnv !== 'production') mountExplorer(service.app, await readExplorerBundle(), logger);
   mountGraph(service, graph);
   const port = await service.listen(config.ports.gateway, config.listenHost);
   live.server = await startLiveServer({

@@ -6,7 +6,8 @@ import { GraphOperationError, type GraphClient } from '../graph-client';
 import { pageRouteFor, registerRoutes, type PageRoute } from '../route-table';
 import { boardPage, displayPage } from './board-pages.html';
 import { OPEN_DISPLAY } from './board-pages.operations';
-import { contentSecurityPolicy, PageAssetFiles, sendAssetAt, type Asset } from './page-assets';
+import type { Asset } from '../../common/static-asset';
+import { contentSecurityPolicy, PageAssetFiles, sendAssetAt } from './page-assets';
 import type { PageAssets } from './ticket-page.html';
 import { pageLanguage } from './ticket-page.requests';
 

@@ -4,16 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { NextFunction, Request, Response } from 'express';
 import { projectRoot } from '../../common/paths';
-
-/** A file a public page loads, ready to send as is or gzipped. */
-export interface Asset {
-  body: Buffer;
-  gzipped?: Buffer;
-  type: string;
-  cacheControl: string;
-}
-
-export const IMMUTABLE = 'public, max-age=31536000, immutable';
+import { IMMUTABLE, sendAsset, type Asset } from '../../common/static-asset';
 
 const TYPES = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' } as const;
 
@@ -76,19 +67,6 @@ export function contentSecurityPolicy(liveUrl: string): string {
     "form-action 'none'",
     "frame-ancestors 'none'",
   ].join('; ');
-}
-
-export function sendAsset(req: Request, res: Response, asset: Asset): void {
-  res.setHeader('Content-Type', asset.type);
-  res.setHeader('Cache-Control', asset.cacheControl);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Vary', 'Accept-Encoding');
-  if (asset.gzipped !== undefined && /\bgzip\b/.test(req.get('accept-encoding') ?? '')) {
-    res.setHeader('Content-Encoding', 'gzip');
-    res.end(asset.gzipped);
-    return;
-  }
-  res.end(asset.body);
 }
 
 /** Answers `GET <prefix>/*path` from `files`, or passes on to the next route (a 404). */

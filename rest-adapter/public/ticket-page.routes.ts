@@ -6,14 +6,8 @@ import QRCode from 'qrcode';
 import type { Config } from '../../common/config';
 import type { TextLanguage } from '../../common/language';
 import { projectRoot } from '../../common/paths';
-import {
-  contentSecurityPolicy,
-  IMMUTABLE,
-  PageAssetFiles,
-  sendAsset,
-  sendAssetAt,
-  type Asset,
-} from './page-assets';
+import { IMMUTABLE, sendAsset, type Asset } from '../../common/static-asset';
+import { contentSecurityPolicy, PageAssetFiles, sendAssetAt } from './page-assets';
 import { TOKEN } from '../../common/patterns';
 import type { RateBudgets, RatePolicy } from '../../common/rate-budget';
 import { GraphOperationError, type GraphClient } from '../graph-client';
