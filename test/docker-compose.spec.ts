@@ -31,10 +31,9 @@ interface Service {
   command?: string[];
 }
 
-/** The file as written, merge keys resolved: what the checks below read does not need a docker client. */
-const composeFile = parse(readFileSync(join(projectRoot(), 'docker-compose.yml'), 'utf8'), {
-  merge: true,
-}) as { services: Record<string, Service> };
+/** The file as written, merge keys resolved: the checks that read it need no docker client. */
+const composeText = readFileSync(join(projectRoot(), 'docker-compose.yml'), 'utf8');
+const composeFile = parse(composeText, { merge: true }) as { services: Record<string, Service> };
 
 const PLATFORM = ['billing', 'cv', 'gateway', 'identity', 'rest-adapter', 'tickets', 'tickets-events'];
 const BASE = [...PLATFORM, 'migrate', 'postgres', 'redis'].sort();
@@ -79,7 +78,7 @@ describe('docker-compose.yml', () => {
 
   it('puts the collector, Jaeger, Prometheus and Grafana in the observability profile only', () => {
     for (const name of OBSERVABILITY) expect(composeFile.services[name]?.profiles).toEqual(['observability']);
-    expect(activeServices(readFileSync(join(projectRoot(), 'docker-compose.yml'), 'utf8'), [])).toEqual(BASE);
+    expect(activeServices(composeText, [])).toEqual(BASE);
   });
 
   it('mounts files that exist, and each tool finds its configuration where it looks', () => {
