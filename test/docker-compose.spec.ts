@@ -96,6 +96,31 @@ describe('docker-compose.yml', () => {
     );
   });
 
+  it("sends the collector's traces to Jaeger and points Grafana at the services by name", () => {
+    const readYaml = (path: string) => parse(readFileSync(join(projectRoot(), path), 'utf8')) as unknown;
+    const collector = readYaml('deploy/otel-collector/config.yaml') as {
+      receivers: { otlp: { protocols: Record<string, { endpoint: string }> } };
+      exporters: Record<string, { endpoint: string }>;
+      service: { pipelines: { traces: { receivers: string[]; exporters: string[] } } };
+    };
+    expect(Object.keys(collector.receivers.otlp.protocols).sort()).toEqual(['grpc', 'http']);
+    expect(collector.service.pipelines.traces.receivers).toEqual(['otlp']);
+    const endpoints = collector.service.pipelines.traces.exporters.map(
+      (e) => collector.exporters[e]?.endpoint,
+    );
+    expect(endpoints).toEqual(['jaeger:4317']);
+
+    const { datasources } = readYaml('deploy/grafana/provisioning/datasources/datasources.yml') as {
+      datasources: { url: string }[];
+    };
+    expect(datasources.map((d) => new URL(d.url).host).sort()).toEqual(['jaeger:16686', 'prometheus:9090']);
+    const { providers } = readYaml('deploy/grafana/provisioning/dashboards/dashboards.yml') as {
+      providers: { options: { path: string } }[];
+    };
+    const grafanaMounts = (composeFile.services.grafana?.volumes ?? []).map(String);
+    expect(grafanaMounts).toContain(`./deploy/grafana/dashboards:${providers[0]?.options.path}:ro`);
+  });
+
   it('lets every platform process serve metrics to the network and export spans only when told', () => {
     for (const name of PLATFORM) {
       const environment = composeFile.services[name]?.environment;

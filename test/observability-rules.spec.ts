@@ -87,6 +87,30 @@ const expressions: LocatedExpression[] = [
   ),
 ];
 
+/**
+ * Matchers that can select nothing: a value (or a regex matching no value) outside what
+ * deploy/metrics.json lists for that label; `job` is always one of the processes.
+ */
+function impossibleMatchers(located: readonly LocatedExpression[]): string[] {
+  const valuesOf = new Map<string, Record<string, string[]>>();
+  for (const family of families) {
+    for (const sample of sampleNames([family])) valuesOf.set(sample, { ...family.values, job: PROCESSES });
+  }
+  return located.flatMap(({ where, expr }) =>
+    parsePromQL(expr).selectors.flatMap(({ metric, matchers }) =>
+      matchers
+        .filter(({ label, op, value }) => {
+          const known = (valuesOf.get(metric ?? '') ?? { job: PROCESSES })[label];
+          if (known === undefined) return false;
+          if (op === '=') return !known.includes(value);
+          if (op === '=~') return !known.some((v) => new RegExp(`^(?:${value})$`).test(v));
+          return false;
+        })
+        .map(({ label, op, value }) => `${where}: ${metric}{${label}${op}"${value}"}`),
+    ),
+  );
+}
+
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
 const anchorOf = (heading: string) =>
   heading
@@ -131,8 +155,17 @@ describe('alert rules and the dashboard', () => {
     expect(unknown).toEqual([]);
   });
 
+  it('matches only on label values a metric can have', () => {
+    expect(impossibleMatchers(expressions)).toEqual([]);
+  });
+
   it('fails an expression that does not parse or names an unexported metric', () => {
     expect(parsePromQL('rate(nida_outbox_pending[5m)').errors).not.toEqual([]);
+    expect(
+      impossibleMatchers([
+        { where: 'x', expr: 'nida_webhook_deliveries_total{result="given_up"} + up{job=~"events|gateway"}' },
+      ]),
+    ).toEqual(['x: nida_webhook_deliveries_total{result="given_up"}']);
     expect(unexportedMetrics([{ where: 'x', expr: 'nida_outbox_lag > 1' }], sampleNames(families))).toEqual([
       { where: 'x', metric: 'nida_outbox_lag' },
     ]);

@@ -1,12 +1,22 @@
 import { parser } from '@prometheus-io/lezer-promql';
 import type { SyntaxNode } from '@lezer/common';
 
+/** A label matcher: `label op "value"`, op one of `=`, `!=`, `=~`, `!~`. */
+export interface Matcher {
+  label: string;
+  op: '=' | '!=' | '=~' | '!~';
+  value: string;
+}
+
 /** One metric a PromQL expression reads, with the label names its matchers use. */
 export interface Selector {
   /** Undefined when the selector names no metric (`{job="x"}`), which no rule here should do. */
   metric: string | undefined;
   labels: string[];
+  matchers: Matcher[];
 }
+
+const MATCH_OPS = { EqlSingle: '=', Neq: '!=', EqlRegex: '=~', NeqRegex: '!~' } as const;
 
 /** What Prometheus' own grammar makes of an expression. */
 export interface ParsedExpression {
@@ -48,16 +58,17 @@ function unquote(literal: string): string {
 function selectorOf(node: SyntaxNode, text: (n: SyntaxNode) => string): Selector {
   const identifier = node.getChild('Identifier');
   let metric = identifier === null ? undefined : text(identifier);
-  const labels: string[] = [];
+  const matchers: Matcher[] = [];
   for (const matcher of node.getChild('LabelMatchers')?.getChildren('UnquotedLabelMatcher') ?? []) {
     const name = matcher.getChild('LabelName');
-    if (name === null) continue;
     const value = matcher.getChild('StringLiteral');
-    const exact = matcher.getChild('MatchOp')?.getChild('EqlSingle') != null;
-    if (text(name) === '__name__' && exact && value !== null) metric = unquote(text(value));
-    else labels.push(text(name));
+    const opName = matcher.getChild('MatchOp')?.firstChild?.name;
+    if (name === null || value === null || opName === undefined || !(opName in MATCH_OPS)) continue;
+    const op = MATCH_OPS[opName as keyof typeof MATCH_OPS];
+    if (text(name) === '__name__' && op === '=') metric = unquote(text(value));
+    else matchers.push({ label: text(name), op, value: unquote(text(value)) });
   }
-  return { metric, labels };
+  return { metric, labels: matchers.map((m) => m.label), matchers };
 }
 
 /** Parses with `@prometheus-io/lezer-promql`, the grammar Prometheus' own UI uses. */
