@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { currentRequestId } from './request-context';
+import { traceFields } from './trace-context';
 
 export type { Logger };
 
@@ -10,7 +11,11 @@ export interface LoggerOptions {
   toStderr?: boolean;
 }
 
-/** Structured JSON logs; every line written inside a request carries that request's id. */
+/**
+ * Structured JSON logs; every line written inside a request carries that request's id, and every
+ * line written inside a trace its `trace_id` and `span_id` (OpenTelemetry's log field names), so
+ * a line found in the logs leads to its trace and back.
+ */
 export function createLogger({ service, level, toStderr = false }: LoggerOptions): Logger {
   return pino(
     {
@@ -19,7 +24,7 @@ export function createLogger({ service, level, toStderr = false }: LoggerOptions
       timestamp: pino.stdTimeFunctions.isoTime,
       mixin() {
         const requestId = currentRequestId();
-        return requestId === undefined ? {} : { requestId };
+        return requestId === undefined ? traceFields() : { requestId, ...traceFields() };
       },
       redact: {
         paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.password', '*.secret'],
