@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { currentRequestId } from './request-context';
 import { traceFields } from './trace-context';
 
@@ -9,6 +9,8 @@ export interface LoggerOptions {
   level: string;
   /** The admin CLI keeps stdout for its one JSON value, so its logs go to stderr. */
   toStderr?: boolean;
+  /** Where the lines go instead of stdout or stderr: a test that reads them. */
+  destination?: DestinationStream;
 }
 
 /**
@@ -16,7 +18,7 @@ export interface LoggerOptions {
  * line written inside a trace its `trace_id` and `span_id` (OpenTelemetry's log field names), so
  * a line found in the logs leads to its trace and back.
  */
-export function createLogger({ service, level, toStderr = false }: LoggerOptions): Logger {
+export function createLogger({ service, level, toStderr = false, destination }: LoggerOptions): Logger {
   return pino(
     {
       level,
@@ -31,6 +33,6 @@ export function createLogger({ service, level, toStderr = false }: LoggerOptions
         censor: '[redacted]',
       },
     },
-    pino.destination({ fd: toStderr ? 2 : 1, sync: true }),
+    destination ?? pino.destination({ fd: toStderr ? 2 : 1, sync: true }),
   );
 }

@@ -28,7 +28,7 @@ export const TRACEPARENT_HEADER = 'traceparent';
  */
 export const TRACERESPONSE_HEADER = 'traceresponse';
 
-const TRACEPARENT_FORM = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+const TRACEPARENT_FORM = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
 function format(span: SpanContext): string {
   return `00-${span.traceId}-${span.spanId}-${span.traceFlags.toString(16).padStart(2, '0')}`;
@@ -57,12 +57,21 @@ export function traceFields(): { trace_id?: string; span_id?: string } {
   return span === undefined ? {} : { trace_id: span.traceId, span_id: span.spanId };
 }
 
-/** A stored `traceparent` as a context to start spans in; the root context when there is none. */
+/**
+ * A stored `traceparent` as a context to start spans in; the root context when there is none. Read
+ * here rather than by the global propagator, which a process may configure otherwise (B3, say):
+ * what the platform stores is always its own W3C form.
+ */
 function contextOf(traceparent: string | null | undefined): Context {
-  if (traceparent === null || traceparent === undefined || !TRACEPARENT_FORM.test(traceparent)) {
-    return ROOT_CONTEXT;
-  }
-  return propagation.extract(ROOT_CONTEXT, { [TRACEPARENT_HEADER]: traceparent });
+  const parts = TRACEPARENT_FORM.exec(traceparent ?? '');
+  if (parts === null) return ROOT_CONTEXT;
+  const stored: SpanContext = {
+    traceId: parts[1]!,
+    spanId: parts[2]!,
+    traceFlags: parseInt(parts[3]!, 16),
+    isRemote: true,
+  };
+  return isSpanContextValid(stored) ? trace.setSpanContext(ROOT_CONTEXT, stored) : ROOT_CONTEXT;
 }
 
 /** A stored `traceparent` as a link, for work that follows a change without being part of it. */
