@@ -114,7 +114,8 @@ export class OutboxRelay {
     return inSpan(
       `outbox relay ${row.event}`,
       { parent: row.traceparent, attributes: { 'nida.event': row.event, 'nida.event_id': row.event_id } },
-      () => this.writeDeliveriesInSpan(tx, row, currentTraceparent()),
+      // Untraced here, the rows still carry the change's own context, so its webhook names its trace.
+      () => this.writeDeliveriesInSpan(tx, row, currentTraceparent() ?? row.traceparent),
     );
   }
 
