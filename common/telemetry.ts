@@ -109,7 +109,9 @@ export function startTelemetry(
       }),
       // Each middleware as a span of its own says nothing the route's span does not.
       new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
-      new GraphQLInstrumentation({ ignoreTrivialResolveSpans: true, mergeItems: true }),
+      // Root fields only: the resolver that did the work (its Postgres spans beneath it), not a span
+      // for every field of every object the answer holds.
+      new GraphQLInstrumentation({ depth: 1, ignoreTrivialResolveSpans: true, mergeItems: true }),
       // The relay and the workers poll Postgres and Redis every second or two; only the queries and
       // commands of a traced request or delivery belong in a trace.
       new PgInstrumentation({ requireParentSpan: true }),

@@ -154,6 +154,30 @@ describe('one trace from a POS request to its webhook, exported by every process
     for (const line of lines()) expect(line.span_id).toMatch(/^[0-9a-f]{16}$/);
   });
 
+  it('makes the text of a ready ticket a span of the trace of the request that readied it', async () => {
+    const smsBranch = await newTicketBranch(config, { sms: 'on' });
+    const call = (path: string, body: unknown, traceparent?: string) =>
+      fetch(`${stack.restUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${smsBranch.key}`,
+          'content-type': 'application/json',
+          ...(traceparent === undefined ? {} : { traceparent }),
+        },
+        body: JSON.stringify(body),
+      });
+    const created = (await (await call('/tickets', { customer_phone: '0770 123 4567' })).json()) as {
+      id: number;
+    };
+    const traceId = hex(16);
+    expect((await call(`/tickets/${created.id}/ready`, {}, `00-${traceId}-${hex(8)}-01`)).status).toBe(200);
+    await waitUntil(
+      () => collector.trace(traceId).some((s) => s.service === 'tickets-events' && s.name === 'sms send'),
+      15_000,
+      'the text sent in the trace of the ready call',
+    );
+  });
+
   it('links the live message of a change to the trace of that change', async () => {
     const traceId = hex(16);
     await fetch(`${stack.restUrl}/tickets`, {
