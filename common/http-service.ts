@@ -12,6 +12,7 @@ import {
   runWithRequestId,
   wantsMessageIds,
 } from './request-context';
+import { currentTraceresponse, TRACERESPONSE_HEADER } from './trace-context';
 
 /** A dependency of a process; readiness fails while any check it cannot serve without fails. */
 export interface ReadinessCheck {
@@ -55,8 +56,8 @@ export const HEADER_LIMITS = {
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
 /**
- * The frame every process serves in: request ids, access logs, `/healthz`, `/readyz`, and a
- * drain on close that lets in-flight requests finish while refusing new ones.
+ * The frame every process serves in: request ids (and, when traced, `traceresponse`), access
+ * logs, `/healthz`, `/readyz`, and a drain on close that lets in-flight requests finish while refusing new ones.
  */
 export class HttpService {
   readonly app: Express;
@@ -164,6 +165,9 @@ export class HttpService {
     const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
     req.headers[REQUEST_ID_HEADER] = requestId;
     res.setHeader('X-Request-Id', requestId);
+    // The server span of this request, when traced: what a support request quotes to find it.
+    const traceresponse = currentTraceresponse();
+    if (traceresponse !== undefined) res.setHeader(TRACERESPONSE_HEADER, traceresponse);
     if (this.draining) res.setHeader('Connection', 'close');
     const started = process.hrtime.bigint();
     runWithRequestId(

@@ -1,5 +1,6 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { currentRequestId } from './request-context';
+import { traceFields } from './trace-context';
 
 export type { Logger };
 
@@ -8,10 +9,16 @@ export interface LoggerOptions {
   level: string;
   /** The admin CLI keeps stdout for its one JSON value, so its logs go to stderr. */
   toStderr?: boolean;
+  /** Where the lines go instead of stdout or stderr: a test that reads them. */
+  destination?: DestinationStream;
 }
 
-/** Structured JSON logs; every line written inside a request carries that request's id. */
-export function createLogger({ service, level, toStderr = false }: LoggerOptions): Logger {
+/**
+ * Structured JSON logs; every line written inside a request carries that request's id, and every
+ * line written inside a trace its `trace_id` and `span_id` (OpenTelemetry's log field names), so
+ * a line found in the logs leads to its trace and back.
+ */
+export function createLogger({ service, level, toStderr = false, destination }: LoggerOptions): Logger {
   return pino(
     {
       level,
@@ -19,13 +26,13 @@ export function createLogger({ service, level, toStderr = false }: LoggerOptions
       timestamp: pino.stdTimeFunctions.isoTime,
       mixin() {
         const requestId = currentRequestId();
-        return requestId === undefined ? {} : { requestId };
+        return requestId === undefined ? traceFields() : { requestId, ...traceFields() };
       },
       redact: {
         paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.password', '*.secret'],
         censor: '[redacted]',
       },
     },
-    pino.destination({ fd: toStderr ? 2 : 1, sync: true }),
+    destination ?? pino.destination({ fd: toStderr ? 2 : 1, sync: true }),
   );
 }

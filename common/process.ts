@@ -1,6 +1,8 @@
 import { ConfigError } from './config';
 import { UnreachableError } from './postgres';
 
+const FLUSH_TIMEOUT_MS = 2_000;
+
 /** What an entry point leaves running: stopping it drains servers and closes connections. */
 export interface Running {
   stop(): Promise<void>;
@@ -22,11 +24,25 @@ export function describeFailure(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
+/** What a process flushes last, after it stopped: spans still buffered for export (common/telemetry.ts). */
+export interface Flushable {
+  shutdown(): Promise<void>;
+}
+
 /**
  * Runs a process entry point: a start failure is printed plainly and exits 1; SIGTERM or SIGINT
- * stops what started (draining in-flight requests) and exits 0.
+ * stops what started (draining in-flight requests), flushes `telemetry` and exits 0.
  */
-export function runMain(name: string, start: () => Promise<Running>): void {
+export function runMain(name: string, start: () => Promise<Running>, telemetry?: Flushable): void {
+  // The spans of the last requests are exported before exit, or a trace would end mid-way; a
+  // collector that is away must not hold the exit, so the flush has a bound.
+  const flush = () =>
+    telemetry === undefined
+      ? Promise.resolve()
+      : Promise.race([
+          telemetry.shutdown().catch(() => undefined),
+          new Promise<void>((resolve) => setTimeout(resolve, FLUSH_TIMEOUT_MS).unref()),
+        ]);
   start().then(
     (running) => {
       let stopping = false;
@@ -35,7 +51,7 @@ export function runMain(name: string, start: () => Promise<Running>): void {
         stopping = true;
         process.stderr.write(`${name}: ${signal} received, draining\n`);
         running.stop().then(
-          () => process.exit(0),
+          () => flush().then(() => process.exit(0)),
           (error: unknown) => {
             process.stderr.write(`${name}: stop failed: ${describeFailure(error)}\n`);
             process.exit(1);

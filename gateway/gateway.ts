@@ -80,6 +80,7 @@ async function startGraph(
       new HeaderForwardingDataSource(
         { url: isSubgraphName(name) ? config.subgraphUrls[name] : url, fetcher },
         config.internalSecret,
+        name,
       ),
   });
   let apiSchema: GraphQLSchema | undefined;

@@ -1,4 +1,5 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import { inSpan, markActiveSpanFailed } from '../common/trace-context';
 import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
 import type { RateDecision } from '../common/rate-budget';
 import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../common/request-context';
@@ -57,8 +58,29 @@ export class HeaderForwardingDataSource extends RemoteGraphQLDataSource<GatewayC
   constructor(
     config: ConstructorParameters<typeof RemoteGraphQLDataSource<GatewayContext>>[0],
     private readonly internalSecret: string,
+    private readonly subgraphName: string,
   ) {
     super(config);
+  }
+
+  /**
+   * Each subgraph fetch is a span naming its subgraph, the parent of the HTTP client span that
+   * carries `traceparent` on to the subgraph (node:http, so the http instrumentation injects it).
+   */
+  override process(
+    options: GraphQLDataSourceProcessOptions<GatewayContext>,
+  ): ReturnType<RemoteGraphQLDataSource<GatewayContext>['process']> {
+    return inSpan(
+      `subgraph ${this.subgraphName}`,
+      { attributes: { 'graphql.federation.subgraph.name': this.subgraphName } },
+      async () => {
+        const response = await super.process(options);
+        if (response.errors !== undefined && response.errors.length > 0) {
+          markActiveSpanFailed(`${response.errors.length} error(s) from ${this.subgraphName}`);
+        }
+        return response;
+      },
+    );
   }
 
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {

@@ -1,5 +1,11 @@
+import { startTelemetry } from '../common/telemetry';
+
+// Before any other import: an instrumentation only sees the modules required after it (CommonJS
+// runs each require where it is written, so the platform's modules load below, instrumented).
+const telemetry = startTelemetry('gateway');
+
 import { loadConfig } from '../common/config';
 import { runMain } from '../common/process';
 import { startGateway } from './gateway';
 
-runMain('gateway', () => startGateway(loadConfig()));
+runMain('gateway', () => startGateway(loadConfig()), telemetry);

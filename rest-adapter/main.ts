@@ -1,5 +1,11 @@
+import { startTelemetry } from '../common/telemetry';
+
+// Before any other import: an instrumentation only sees the modules required after it (CommonJS
+// runs each require where it is written, so the platform's modules load below, instrumented).
+const telemetry = startTelemetry('rest-adapter');
+
 import { loadConfig } from '../common/config';
 import { runMain } from '../common/process';
 import { startRestAdapter } from './rest-adapter';
 
-runMain('rest-adapter', () => startRestAdapter(loadConfig()));
+runMain('rest-adapter', () => startRestAdapter(loadConfig()), telemetry);

@@ -9,6 +9,7 @@ import { Migration20261123200000VenueMembers } from './Migration20261123200000Ve
 import { Migration20261123210000VenueInvitations } from './Migration20261123210000VenueInvitations';
 import { Migration20261123220000AuditEvents } from './Migration20261123220000AuditEvents';
 import { Migration20261125200000BoardsAndDisplays } from './Migration20261125200000BoardsAndDisplays';
+import { Migration20261126100000TraceContext } from './Migration20261126100000TraceContext';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261123210000VenueInvitations', class: Migration20261123210000VenueInvitations },
   { name: 'Migration20261123220000AuditEvents', class: Migration20261123220000AuditEvents },
   { name: 'Migration20261125200000BoardsAndDisplays', class: Migration20261125200000BoardsAndDisplays },
+  { name: 'Migration20261126100000TraceContext', class: Migration20261126100000TraceContext },
 ];

@@ -1,7 +1,13 @@
+import { startTelemetry } from '../../common/telemetry';
+
+// Before any other import: an instrumentation only sees the modules required after it (CommonJS
+// runs each require where it is written, so the platform's modules load below, instrumented).
+const telemetry = startTelemetry('billing');
+
 import 'reflect-metadata';
 import { loadConfig } from '../../common/config';
 import { runMain } from '../../common/process';
 import { startSubgraph } from '../../common/subgraph';
 import { billingSubgraph } from './billing.subgraph';
 
-runMain('billing-subgraph', () => startSubgraph(billingSubgraph, loadConfig()));
+runMain('billing-subgraph', () => startSubgraph(billingSubgraph, loadConfig()), telemetry);

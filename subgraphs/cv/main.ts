@@ -1,7 +1,13 @@
+import { startTelemetry } from '../../common/telemetry';
+
+// Before any other import: an instrumentation only sees the modules required after it (CommonJS
+// runs each require where it is written, so the platform's modules load below, instrumented).
+const telemetry = startTelemetry('cv');
+
 import 'reflect-metadata';
 import { loadConfig } from '../../common/config';
 import { runMain } from '../../common/process';
 import { startSubgraph } from '../../common/subgraph';
 import { cvSubgraph } from './cv.subgraph';
 
-runMain('cv-subgraph', () => startSubgraph(cvSubgraph, loadConfig()));
+runMain('cv-subgraph', () => startSubgraph(cvSubgraph, loadConfig()), telemetry);

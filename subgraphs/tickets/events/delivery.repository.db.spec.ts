@@ -45,6 +45,27 @@ describe('DeliveryRepository on real Postgres', () => {
     expect((await deliveries().deliveriesOf(Number(ready.id))).map((d) => Number(d.id))).toEqual(written);
   });
 
+  it('hands the trace a delivery continues from its insert to the worker that claims it', async () => {
+    const venueId = await newVenue();
+    await deliveries().createEndpoint(venueId, 'https://hooks.example/a', ['ticket.ready'], sealed);
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const [traced] = await deliveries().insertWebhookDeliveries(
+      randomUUID(),
+      'ticket.ready',
+      '{}',
+      venueId,
+      traceparent,
+    );
+    const [untraced] = await deliveries().insertWebhookDeliveries(
+      randomUUID(),
+      'ticket.ready',
+      '{}',
+      venueId,
+    );
+    expect((await deliveries().claimWebhook(traced!, 60))?.traceparent).toBe(traceparent);
+    expect((await deliveries().claimWebhook(untraced!, 60))?.traceparent).toBeNull();
+  });
+
   it('lets one claim of a delivery win until its attempt is recorded, then claims it again when due', async () => {
     const { id, endpointId } = await deliveryOf();
     const claims = await Promise.all([deliveries().claimWebhook(id, 60), deliveries().claimWebhook(id, 60)]);

@@ -16,6 +16,8 @@ export interface ClaimedDelivery {
   url: string;
   secret_sealed: Buffer;
   deleted_at: Date | null;
+  /** The trace the delivery continues (the relay's span of its event); null if untraced. */
+  traceparent: string | null;
 }
 
 /** One webhook attempt and what it leaves the delivery as. */
@@ -38,6 +40,7 @@ export interface ClaimedSms {
   text: string;
   attempts: number;
   venue_id: string;
+  traceparent: string | null;
 }
 
 /** A push message claimed for one attempt, with the browser's subscription and the ticket's token. */
@@ -51,6 +54,7 @@ export interface ClaimedPush {
   endpoint: string;
   p256dh: string;
   auth: string;
+  traceparent: string | null;
 }
 
 /** A webhook endpoint as the admin commands show it; timestamps may come back as text. */
@@ -126,20 +130,24 @@ export class DeliveryRepository {
     return due.map((row) => ({ id: Number(row.id), attempts: row.attempts }));
   }
 
-  /** The webhook deliveries of an event, one per endpoint of the venue subscribed to it; their ids. */
+  /**
+   * The webhook deliveries of an event, one per endpoint of the venue subscribed to it; their ids.
+   * `traceparent` is the trace each delivery continues (as for every insert below).
+   */
   async insertWebhookDeliveries(
     eventId: string,
     event: string,
     body: string,
     venueId: number,
+    traceparent: string | null = null,
   ): Promise<number[]> {
     const deliveries = await this.em.execute<{ id: string }[]>(
-      `insert into tickets.webhook_deliveries (endpoint_id, event_id, event, body)
-       select e.id, ?, ?, ? from tickets.webhook_endpoints e
+      `insert into tickets.webhook_deliveries (endpoint_id, event_id, event, body, traceparent)
+       select e.id, ?, ?, ?, ? from tickets.webhook_endpoints e
         where e.venue_id = ? and e.deleted_at is null and ? = any(e.events)
        on conflict (endpoint_id, event_id) do nothing
        returning id`,
-      [eventId, event, body, venueId, event],
+      [eventId, event, body, traceparent, venueId, event],
     );
     return ids(deliveries);
   }
@@ -150,27 +158,33 @@ export class DeliveryRepository {
     eventId: string,
     event: DeliveryEvent,
     body: string,
+    traceparent: string | null = null,
   ): Promise<number | undefined> {
     const [delivery] = await this.em.execute<{ id: string }[]>(
-      `insert into tickets.webhook_deliveries (endpoint_id, event_id, event, body)
-       select e.id, ?, ?, ? from tickets.webhook_endpoints e where e.id = ? and e.deleted_at is null
+      `insert into tickets.webhook_deliveries (endpoint_id, event_id, event, body, traceparent)
+       select e.id, ?, ?, ?, ? from tickets.webhook_endpoints e where e.id = ? and e.deleted_at is null
        returning id`,
-      [eventId, event, body, endpointId],
+      [eventId, event, body, traceparent, endpointId],
     );
     return delivery === undefined ? undefined : Number(delivery.id);
   }
 
   /** The ticket's one text, if it has a phone and its venue sends texts; its id. */
-  async insertSms(eventId: string, text: string, ticketId: number): Promise<number[]> {
+  async insertSms(
+    eventId: string,
+    text: string,
+    ticketId: number,
+    traceparent: string | null = null,
+  ): Promise<number[]> {
     const sms = await this.em.execute<{ id: string }[]>(
-      `insert into tickets.sms_messages (ticket_id, event_id, "to", "text")
-         select t.id, ?, t.customer_phone, ? from tickets.tickets t
+      `insert into tickets.sms_messages (ticket_id, event_id, "to", "text", traceparent)
+         select t.id, ?, t.customer_phone, ?, ? from tickets.tickets t
            join tickets.branches b on b.id = t.branch_id
            join tickets.venues v on v.id = b.venue_id
           where t.id = ? and t.customer_phone is not null and v.sms_enabled
          on conflict (ticket_id) do nothing
          returning id`,
-      [eventId, text, ticketId],
+      [eventId, text, traceparent, ticketId],
     );
     return ids(sms);
   }
@@ -181,13 +195,14 @@ export class DeliveryRepository {
     title: string,
     body: string,
     ticketId: number,
+    traceparent: string | null = null,
   ): Promise<number[]> {
     const pushes = await this.em.execute<{ id: string }[]>(
-      `insert into tickets.push_messages (subscription_id, event_id, title, body)
-         select s.id, ?, ?, ? from tickets.push_subscriptions s where s.ticket_id = ?
+      `insert into tickets.push_messages (subscription_id, event_id, title, body, traceparent)
+         select s.id, ?, ?, ?, ? from tickets.push_subscriptions s where s.ticket_id = ?
          on conflict (subscription_id, event_id) do nothing
          returning id`,
-      [eventId, title, body, ticketId],
+      [eventId, title, body, traceparent, ticketId],
     );
     return ids(pushes);
   }
@@ -199,7 +214,7 @@ export class DeliveryRepository {
          update tickets.webhook_deliveries set status = 'delivering', updated_at = now(),
                 locked_until = now() + make_interval(secs => ?)
           where id = ? and status = 'pending' and next_attempt_at <= now() + interval '1 second'
-          returning id, endpoint_id, event_id, event, body, attempts)
+          returning id, endpoint_id, event_id, event, body, attempts, traceparent)
        select c.*, e.url, e.secret_sealed, e.deleted_at
          from claimed c join tickets.webhook_endpoints e on e.id = c.endpoint_id`,
       [lockSeconds, id],
@@ -238,8 +253,8 @@ export class DeliveryRepository {
          update tickets.sms_messages set status = 'sending', updated_at = now(),
                 locked_until = now() + make_interval(secs => ?)
           where id = ? and status = 'pending' and next_attempt_at <= now() + interval '1 second'
-          returning id, event_id, ticket_id, "to", "text", attempts)
-       select c.id, c.event_id, c."to", c."text", c.attempts, b.venue_id
+          returning id, event_id, ticket_id, "to", "text", attempts, traceparent)
+       select c.id, c.event_id, c."to", c."text", c.attempts, c.traceparent, b.venue_id
          from claimed c join tickets.tickets t on t.id = c.ticket_id join tickets.branches b on b.id = t.branch_id`,
       [lockSeconds, id],
     );
@@ -283,7 +298,7 @@ export class DeliveryRepository {
          update tickets.push_messages set status = 'sending', updated_at = now(),
                 locked_until = now() + make_interval(secs => ?)
           where id = ? and status = 'pending' and next_attempt_at <= now() + interval '1 second'
-          returning id, subscription_id, title, body, attempts)
+          returning id, subscription_id, title, body, attempts, traceparent)
        select c.*, s.endpoint, s.p256dh, s.auth, t.token
          from claimed c join tickets.push_subscriptions s on s.id = c.subscription_id
          join tickets.tickets t on t.id = s.ticket_id`,

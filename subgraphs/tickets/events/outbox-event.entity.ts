@@ -25,6 +25,10 @@ export class OutboxEvent {
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date & Opt = new Date();
 
+  /** The W3C trace context of the change that caused it; null when that change was not traced. */
+  @Property({ type: 'text', nullable: true })
+  traceparent: string | null = null;
+
   /** When its webhook, SMS and push rows were written. */
   @Property({ type: 'timestamptz', nullable: true })
   relayedAt: Date | null = null;

@@ -4,6 +4,7 @@ import type { MikroORM } from '../../../common/database';
 import type { Logger } from '../../../common/logger';
 import type { Redis } from '../../../common/redis';
 import { isDatabaseUnavailable } from '../../../common/database-errors';
+import { currentTraceparent, inSpan, linkTo, SpanKind } from '../../../common/trace-context';
 import type { JobQueues, QueueName } from './job-queues';
 import { pushText, smsText } from './sms-text';
 import { listenToOutbox, OutboxRepository, type OutboxRow, type RelayWrites } from './outbox.repository';
@@ -105,24 +106,52 @@ export class OutboxRelay {
     return counts;
   }
 
-  /** The webhook deliveries, SMS and push messages of one event; answers the jobs to enqueue. */
-  private async writeDeliveries(tx: RelayWrites, row: OutboxRow): Promise<{ name: QueueName; id: number }[]> {
+  /**
+   * The webhook deliveries, SMS and push messages of one event; answers the jobs to enqueue. Done in
+   * a span of the trace of the change behind the event, whose context every row written carries on.
+   */
+  private writeDeliveries(tx: RelayWrites, row: OutboxRow): Promise<{ name: QueueName; id: number }[]> {
+    return inSpan(
+      `outbox relay ${row.event}`,
+      { parent: row.traceparent, attributes: { 'nida.event': row.event, 'nida.event_id': row.event_id } },
+      // Untraced here, the rows still carry the change's own context, so its webhook names its trace.
+      () => this.writeDeliveriesInSpan(tx, row, currentTraceparent() ?? row.traceparent),
+    );
+  }
+
+  private async writeDeliveriesInSpan(
+    tx: RelayWrites,
+    row: OutboxRow,
+    traceparent: string | null,
+  ): Promise<{ name: QueueName; id: number }[]> {
     const queued: { name: QueueName; id: number }[] = [];
     const ticket = ticketOfSnapshot(row.payload.ticket);
     const graph = liveTicketOf(ticket, this.config.publicBaseUrl);
     const body = webhookBody(row.event_id, row.event, graph.en, row.payload.feedback);
     const venueId = Number(row.venue_id);
-    const deliveries = await tx.deliveries.insertWebhookDeliveries(row.event_id, row.event, body, venueId);
+    const deliveries = await tx.deliveries.insertWebhookDeliveries(
+      row.event_id,
+      row.event,
+      body,
+      venueId,
+      traceparent,
+    );
     for (const id of deliveries) queued.push({ name: 'webhooks', id });
     if (row.event === 'ticket.ready' && row.ticket_id !== null) {
       const text = await this.smsTextOf(tx.venues, row);
-      const sms = await tx.deliveries.insertSms(row.event_id, text, Number(row.ticket_id));
+      const sms = await tx.deliveries.insertSms(row.event_id, text, Number(row.ticket_id), traceparent);
       for (const id of sms) queued.push({ name: 'sms', id });
     }
     if ((row.event === 'ticket.ready' || row.event === 'ticket.rung') && row.ticket_id !== null) {
       const venue = await tx.venues.textsOf(venueId);
       const { title, body: text } = pushText(venue.language, row.event, ticket.number, venue.name);
-      const pushes = await tx.deliveries.insertPushMessages(row.event_id, title, text, Number(row.ticket_id));
+      const pushes = await tx.deliveries.insertPushMessages(
+        row.event_id,
+        title,
+        text,
+        Number(row.ticket_id),
+        traceparent,
+      );
       for (const id of pushes) queued.push({ name: 'push', id });
     }
     return queued;
@@ -150,7 +179,18 @@ export class OutboxRelay {
         ticket: liveTicketOf(ticket, this.config.publicBaseUrl),
       };
       try {
-        await this.redis.publish(liveEventsChannel(this.config.redisPrefix), JSON.stringify(live));
+        // One message reaches any number of subscribers, long after the change: a span of its own,
+        // linked to the change rather than a child of it.
+        await inSpan(
+          `live publish ${row.event}`,
+          {
+            kind: SpanKind.PRODUCER,
+            parent: null,
+            links: linkTo(row.traceparent),
+            attributes: { 'messaging.system': 'redis', 'nida.event_id': row.event_id },
+          },
+          () => this.redis.publish(liveEventsChannel(this.config.redisPrefix), JSON.stringify(live)),
+        );
       } catch (error) {
         await outbox.markPublished(published);
         return this.held(published.length, error);

@@ -1,4 +1,7 @@
 import 'reflect-metadata';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { currentTraceparent, inSpan } from '../../../common/trace-context';
 import { useSchemaDatabase } from '../../../test/support/database';
 import { newTicketRow, newVenueBranch } from '../../../test/support/ticket-rows';
 import { TicketOutbox, TicketRepository } from '../tickets';
@@ -27,5 +30,33 @@ describe('OutboxRepository on real Postgres', () => {
       outbox.lockUnrelayed(100),
     );
     expect(again.filter((r) => Number(r.venue_id) === venueId)).toEqual([]);
+  });
+
+  describe('with tracing on', () => {
+    beforeAll(() => new NodeTracerProvider().register());
+    afterAll(() => {
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    });
+
+    it('keeps the trace of the change that recorded an event, and none for an untraced change', async () => {
+      const { branchId, venueId } = await newBranch();
+      const ticket = await tickets().insert(row(branchId, '1'));
+      const traced = await inSpan('createTicket', {}, async () => {
+        await new TicketOutbox(db.orm.em.fork()).recordEvent(venueId, 'ticket.created', ticket!);
+        return currentTraceparent();
+      });
+      await new TicketOutbox(db.orm.em.fork()).recordEvent(venueId, 'ticket.ready', ticket!);
+      const rows = await new OutboxRepository(db.orm.em.fork()).transaction(({ outbox }) =>
+        outbox.lockUnrelayed(100),
+      );
+      const mine = rows.filter((r) => Number(r.venue_id) === venueId);
+      expect(traced).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+      expect(mine.map((r) => [r.event, r.traceparent])).toEqual([
+        ['ticket.created', traced],
+        ['ticket.ready', null],
+      ]);
+    });
   });
 });

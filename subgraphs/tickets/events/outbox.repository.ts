@@ -12,6 +12,8 @@ export interface OutboxRow {
   venue_id: string;
   ticket_id: string | null;
   payload: { ticket: Record<string, unknown>; feedback?: FeedbackPayload };
+  /** The trace of the change behind the event (tickets/ticket-outbox.ts); null if untraced. */
+  traceparent: string | null;
 }
 
 /** The repositories of one relay pass, bound to its transaction. */
@@ -45,7 +47,7 @@ export class OutboxRepository {
   /** The oldest unrelayed rows, locked; SKIP LOCKED shares them out between replicas. */
   lockUnrelayed(limit: number): Promise<OutboxRow[]> {
     return this.em.execute<OutboxRow[]>(
-      `select id, event_id, event, venue_id, ticket_id, payload from tickets.outbox
+      `select id, event_id, event, venue_id, ticket_id, payload, traceparent from tickets.outbox
           where relayed_at is null order by id limit ${limit} for update skip locked`,
     );
   }
@@ -53,7 +55,7 @@ export class OutboxRepository {
   /** The oldest relayed rows not yet published to live subscribers, locked as above. */
   lockUnpublished(limit: number): Promise<OutboxRow[]> {
     return this.em.execute<OutboxRow[]>(
-      `select id, event_id, event, venue_id, ticket_id, payload from tickets.outbox
+      `select id, event_id, event, venue_id, ticket_id, payload, traceparent from tickets.outbox
         where published_at is null and relayed_at is not null
         order by id limit ${limit} for update skip locked`,
     );

@@ -2,8 +2,9 @@ import webpush from 'web-push';
 import type { Config } from '../../../common/config';
 import type { MikroORM } from '../../../common/database';
 import type { Logger } from '../../../common/logger';
+import { inSpan, markActiveSpanFailed } from '../../../common/trace-context';
 import { DeliveryRowWorker, PUSH_ROWS, retryDelayMs } from './delivery-rows';
-import type { ClaimedPush } from './delivery.repository';
+import type { ClaimedPush, DeliveryRepository } from './delivery.repository';
 import type { JobQueues } from './job-queues';
 import {
   checkWebhookUrlForm,
@@ -39,6 +40,18 @@ export class PushWorker extends DeliveryRowWorker {
     const deliveries = this.deliveries();
     const claimed = await deliveries.claimPush(id, Math.ceil(SEND_TIMEOUT_MS / 1000) + 30);
     if (claimed === undefined) return;
+    await inSpan(
+      'push send',
+      {
+        parent: claimed.traceparent,
+        attributes: { 'nida.push_id': Number(claimed.id), 'nida.attempt': claimed.attempts + 1 },
+      },
+      () => this.attempt(deliveries, claimed),
+    );
+  }
+
+  /** One attempt of a claimed push message, in the span of the trace that caused it. */
+  private async attempt(deliveries: DeliveryRepository, claimed: ClaimedPush): Promise<void> {
     const attempts = claimed.attempts + 1;
     const outcome = await this.send(claimed);
     const status = outcome.statusCode;
@@ -52,6 +65,7 @@ export class PushWorker extends DeliveryRowWorker {
       return;
     }
     const error = outcome.error ?? `push service answered ${status}`;
+    markActiveSpanFailed(error);
     // 429 and 5xx may pass; any other answer will not change on a retry.
     const transient = status === null || status === 429 || status >= 500;
     if (!transient || attempts > PUSH_RETRY_SCHEDULE_MS.length) {

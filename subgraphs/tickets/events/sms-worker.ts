@@ -3,9 +3,11 @@ import type { Config } from '../../../common/config';
 import type { MikroORM } from '../../../common/database';
 import { JsonHttpClient } from '../../../common/json-http';
 import type { Logger } from '../../../common/logger';
+import { inSpan, markActiveSpanFailed } from '../../../common/trace-context';
 import type { Redis } from '../../../common/redis';
 import { VenuePlanClient } from '../access';
 import { DeliveryRowWorker, MAX_RETRIES, retryDelayMs, SMS_ROWS } from './delivery-rows';
+import type { ClaimedSms, DeliveryRepository } from './delivery.repository';
 import type { JobQueues } from './job-queues';
 
 const CONCURRENCY = 4;
@@ -74,6 +76,22 @@ export class SmsWorker extends DeliveryRowWorker {
     const deliveries = this.deliveries();
     const claimed = await deliveries.claimSms(id, Math.ceil(SEND_TIMEOUT_MS / 1000) + 30);
     if (claimed === undefined) return;
+    await inSpan(
+      'sms send',
+      {
+        parent: claimed.traceparent,
+        attributes: {
+          'nida.event_id': claimed.event_id,
+          'nida.sms_id': Number(claimed.id),
+          'nida.attempt': claimed.attempts + 1,
+        },
+      },
+      () => this.attempt(deliveries, claimed),
+    );
+  }
+
+  /** One attempt of a claimed text, in the span of the trace that caused it. */
+  private async attempt(deliveries: DeliveryRepository, claimed: ClaimedSms): Promise<void> {
     const attempts = claimed.attempts + 1;
     let error: string | null = null;
     try {
@@ -91,6 +109,7 @@ export class SmsWorker extends DeliveryRowWorker {
       this.logger.info({ sms: Number(claimed.id), attempt: attempts }, 'sms accepted by the provider');
       return;
     }
+    markActiveSpanFailed(error);
     if (attempts > MAX_RETRIES) {
       await this.settle(claimed.id, 'failed', attempts, error);
     } else {

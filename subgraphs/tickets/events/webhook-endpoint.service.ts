@@ -11,6 +11,7 @@ import { seal } from './secret-box';
 import { DEFAULT_ENDPOINT_EVENTS } from './webhook-events';
 import { pingBody } from './webhook-body';
 import { checkWebhookUrlForm, UnsafeWebhookUrlError, vetWebhookHost } from '../../../common/outbound-url';
+import { currentTraceparent } from '../../../common/trace-context';
 
 export interface EndpointJson {
   id: number;
@@ -168,6 +169,7 @@ export class WebhookEndpointService {
       eventId,
       'ping',
       pingBody(eventId, endpointId),
+      currentTraceparent(),
     );
     if (id === undefined) throw endpointNotFound(endpointId);
     await this.wake(id);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '../../../common/database';
+import { currentTraceparent } from '../../../common/trace-context';
 import type { Ticket } from './ticket.entity';
 import type { FeedbackPayload, WebhookEvent } from './ticket-events';
 
@@ -13,7 +14,8 @@ export class TicketOutbox {
 
   /**
    * The outbox row of an event, written in the transaction of the change it reports: a stable event
-   * id and a snapshot of the ticket without its phone number (plus the feedback it reports, if any).
+   * id, a snapshot of the ticket without its phone number (plus the feedback it reports, if any),
+   * and the trace of the request that made the change, which its deliveries continue.
    */
   async recordEvent(
     venueId: number,
@@ -23,13 +25,15 @@ export class TicketOutbox {
   ): Promise<void> {
     const { customerPhone: _phone, ...snapshot } = ticket;
     await this.em.execute(
-      `insert into tickets.outbox (event_id, event, venue_id, ticket_id, payload) values (?, ?, ?, ?, ?)`,
+      `insert into tickets.outbox (event_id, event, venue_id, ticket_id, payload, traceparent)
+       values (?, ?, ?, ?, ?, ?)`,
       [
         randomUUID(),
         event,
         venueId,
         ticket.id,
         JSON.stringify({ ticket: snapshot, ...(feedback ? { feedback } : {}) }),
+        currentTraceparent(),
       ],
     );
   }

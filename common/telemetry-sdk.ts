@@ -1,0 +1,78 @@
+import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
+import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
+import { GraphQLInstrumentation } from '@opentelemetry/instrumentation-graphql';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import {
+  detectResources,
+  envDetector,
+  hostDetector,
+  processDetector,
+  resourceFromAttributes,
+} from '@opentelemetry/resources';
+import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { Telemetry } from './telemetry';
+
+/** The SDK's own complaints (an exporter that cannot reach its collector) as one JSON line each. */
+function stderrDiagLogger(serviceName: string): DiagLogger {
+  const write =
+    (level: string) =>
+    (message: string, ...args: unknown[]) => {
+      const detail = args.map((a) => (a instanceof Error ? a.message : String(a))).join(' ');
+      process.stderr.write(
+        `${JSON.stringify({ level, service: serviceName, msg: `opentelemetry: ${message} ${detail}`.trim() })}\n`,
+      );
+    };
+  return {
+    error: write('error'),
+    warn: write('warn'),
+    info: () => undefined,
+    debug: () => undefined,
+    verbose: () => undefined,
+  };
+}
+
+const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * The SDK wired for one process: the OTLP exporter of the protocol asked for, the resource named
+ * after the process, the sampler and batch settings from the environment, and the instrumentations.
+ * Loaded by common/telemetry.ts only when tracing is on.
+ */
+export function startSdk(serviceName: string, protocol: 'http/protobuf' | 'http/json'): Telemetry {
+  diag.setLogger(stderrDiagLogger(serviceName), DiagLogLevel.WARN);
+  const exporter: SpanExporter =
+    protocol === 'http/json' ? new OtlpJsonExporter() : new OtlpProtobufExporter();
+  const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }).merge(
+    detectResources({ detectors: [envDetector, processDetector, hostDetector] }),
+  );
+  // The sampler comes from OTEL_TRACES_SAMPLER (parent-based, always on, by default): a POS that
+  // sampled its request has it traced through, whatever ratio the platform samples on its own.
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(exporter)] });
+  provider.register();
+  registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [
+      new HttpInstrumentation({
+        // Probes and scrapes arrive every few seconds and would drown the traces worth reading.
+        ignoreIncomingRequestHook: (req) => UNTRACED_PATHS.has((req.url ?? '').split('?')[0] ?? ''),
+      }),
+      // Each middleware as a span of its own says nothing the route's span does not.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
+      // Root fields only: the resolver that did the work (its Postgres spans beneath it), not a span
+      // for every field of every object the answer holds.
+      new GraphQLInstrumentation({ depth: 1, ignoreTrivialResolveSpans: true, mergeItems: true }),
+      // The relay and the workers poll Postgres and Redis every second or two; only the queries and
+      // commands of a traced request or delivery belong in a trace.
+      new PgInstrumentation({ requireParentSpan: true }),
+      new IORedisInstrumentation({ requireParentSpan: true }),
+    ],
+  });
+  return { shutdown: () => provider.shutdown() };
+}
