@@ -78,6 +78,8 @@ export function platformEnv(config: Config, extra: NodeJS.ProcessEnv = {}): Node
     PUBLIC_BASE_URL: config.publicBaseUrl,
     WEBHOOK_ALLOW_INSECURE: String(config.webhooks.allowInsecure),
     INTERNAL_SECRET: config.internalSecret,
+    // A free port: public port + 5000 may be taken, or past 65535, for a test's free public port.
+    METRICS_PORT: '0',
     ...extra,
   };
 }
