@@ -4,7 +4,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { proxyTrust } from './client-address';
 import type { Config } from './config';
 import type { Logger } from './logger';
-import { metricsPortFor, routeTemplate, type PoolState, type ProcessMetrics } from './metrics';
+import { captureRoute, metricsPortFor, routeTemplate, type PoolState, type ProcessMetrics } from './metrics';
 import type { Redis } from './redis';
 import {
   MESSAGE_IDS_HEADER,
@@ -205,6 +205,7 @@ export class HttpService {
     res.setHeader('X-Request-Id', requestId);
     if (this.draining) res.setHeader('Connection', 'close');
     const started = process.hrtime.bigint();
+    if (this.options.metrics !== undefined) captureRoute(req, res);
     runWithRequestId(
       requestId,
       () => {

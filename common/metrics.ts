@@ -21,13 +21,28 @@ const ROUTE_LOCAL = 'httpRoute';
  * so an id, token or key cannot become a label value.
  */
 export function routeTemplate(req: Request, res: Response): string {
-  const route = (req as { route?: { path?: unknown } }).route;
-  if (route !== undefined && typeof route.path === 'string') {
-    // A mount path holding a parameter would put a raw value into baseUrl; none is mounted so.
-    return templateOf(`${req.baseUrl}${route.path}`);
-  }
   const named = (res.locals as Record<string, unknown>)[ROUTE_LOCAL];
   return typeof named === 'string' ? named : UNMATCHED_ROUTE;
+}
+
+/**
+ * Remembers the route template as express matches the route. Read later, at `finish`, `baseUrl`
+ * would be gone: a router restores it when a handler passes an error on to the app's handler.
+ * A mount path holding a parameter would put a raw value into `baseUrl`; none is mounted so.
+ */
+export function captureRoute(req: Request, res: Response): void {
+  let matched: unknown;
+  Object.defineProperty(req, 'route', {
+    configurable: true,
+    enumerable: true,
+    get: () => matched,
+    set(route: { path?: unknown } | undefined) {
+      matched = route;
+      if (typeof route?.path === 'string') {
+        (res.locals as Record<string, unknown>)[ROUTE_LOCAL] = templateOf(`${req.baseUrl}${route.path}`);
+      }
+    },
+  });
 }
 
 /** `/t/:token{/:part}` → `/t/{token}{/{part}}`: express 5's path syntax in OpenTelemetry's form. */
