@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Fetcher } from '@apollo/utils.fetcher';
-import type { GraphQLError } from 'graphql';
+import { Kind, type DocumentNode, type GraphQLError, type OperationDefinitionNode } from 'graphql';
 import type { RateDecision } from '../common/rate-budget';
 import { BoundedLabel, DURATION_BUCKETS, type ProcessMetrics } from '../common/metrics';
 import type { GatewayContext } from './header-forwarding.data-source';
@@ -21,11 +21,19 @@ export function refusalReasonOf(error: GraphQLError): RefusalReason | undefined 
   if (extensions?.code === 'PERSISTED_QUERY_NOT_FOUND') return 'persisted_query_miss';
   if (extensions?.cost !== undefined) return 'cost';
   const message = error.message;
-  if (message.startsWith('Syntax Error: Document contains more than')) return 'tokens';
+  // graphql-js spells it "more that" in some versions.
+  if (/^Syntax Error: Document contains more tha[nt] \d+ tokens/.test(message)) return 'tokens';
   if (message.includes('Query depth limit of')) return 'depth';
   if (message.includes('Aliases limit of')) return 'aliases';
   if (message.includes('Directives limit of')) return 'directives';
   return undefined;
+}
+
+function operationOf(document: DocumentNode | undefined, name: string | null | undefined) {
+  const operations = (document?.definitions ?? []).filter(
+    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+  );
+  return name ? operations.find((operation) => operation.name?.value === name) : operations[0];
 }
 
 /** A door's refusal by rate budget: `graphql` over HTTP, `live` over graphql-ws. */
@@ -109,7 +117,9 @@ export class GatewayMetrics {
     return {
       requestDidStart: () =>
         Promise.resolve({
-          willSendResponse: ({ operation, operationName, request, errors }) => {
+          willSendResponse: ({ operation, operationName, request, document, errors }) => {
+            // Refused in validation, the operation was never resolved; its document says what it was.
+            const sent = operation ?? operationOf(document, request.operationName);
             let result = 'success';
             for (const error of errors ?? []) {
               const reason = refusalReasonOf(error);
@@ -121,9 +131,9 @@ export class GatewayMetrics {
               const code = (error.extensions as { code?: unknown } | undefined)?.code;
               result = code === 'RATE_LIMITED' ? 'refused' : 'error';
             }
-            const name = operationName ?? request.operationName ?? '';
+            const name = operationName ?? sent?.name?.value ?? request.operationName ?? '';
             this.operations.inc({
-              operation_type: operation?.operation ?? 'unknown',
+              operation_type: sent?.operation ?? 'unknown',
               operation_name: this.operationNames.value(name === '' ? 'anonymous' : name),
               result,
             });

@@ -128,6 +128,28 @@ describe('metrics on every process', () => {
     expect(await scrape('tickets-events')).toContain('# TYPE http_server_request_duration_seconds histogram');
   });
 
+  it('counts refusals by the limit broken and times subgraph fetches by subgraph', async () => {
+    const post = (query: string) =>
+      fetch(platform.gatewayUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      }).then((answer) => answer.arrayBuffer());
+    const deep = `query Deep { plans { ${'a { '.repeat(12)}b${' }'.repeat(12)} } }`;
+    await post('query Catalogue { plans { key } }');
+    await post(deep);
+    await post(`query Wide { ${Array.from({ length: 30 }, (_, i) => `p${i}: plans { key }`).join(' ')} }`);
+    await post(`query Long { plans { ${'key '.repeat(3_000)} } }`);
+    const gateway = await scrape('gateway');
+    for (const reason of ['depth', 'aliases', 'tokens']) {
+      expect(gateway).toMatch(new RegExp(`nida_graphql_refused_total\\{reason="${reason}"\\} [1-9]`));
+    }
+    expect(gateway).toMatch(
+      /nida_graphql_operations_total\{operation_type="query",operation_name="Deep",result="refused"\} 1/,
+    );
+    expect(gateway).toMatch(/nida_subgraph_request_duration_seconds_count\{subgraph="billing"\} [1-9]/);
+  });
+
   it('keeps the number of series flat over 1,000 distinct ids, tokens and operation names', async () => {
     const send = async (count: number) => {
       const one = async () => {
