@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import type { Pool } from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { MikroORM } from './database';
+import type { RateBudgetObserver } from './rate-budget';
 import type { Redis } from './redis';
 
 /** OpenTelemetry's advice for `http.server.request.duration`, in seconds. */
@@ -189,6 +190,33 @@ export class ProcessMetrics {
     reconnects.inc(0);
     redis.on('error', () => errors.inc());
     redis.on('reconnecting', () => reconnects.inc());
+  }
+
+  /**
+   * Counts a process's rate-budget outcomes: every count that failed open (Redis away: the
+   * limits let everything through) and, for a door that refuses with these budgets itself, each
+   * refusal by the budget (principal) that ran out.
+   */
+  rateBudgetObserver(door?: string): RateBudgetObserver {
+    const failedOpen = this.counter(
+      'nida_rate_limit_fail_open_total',
+      'Rate-budget counts that could not reach Redis and let the request through uncounted.',
+    );
+    failedOpen.inc(0);
+    const refused =
+      door === undefined
+        ? undefined
+        : this.counter('nida_rate_limited_total', 'Requests refused by a rate budget, by door and budget.', [
+            'door',
+            'principal',
+          ]);
+    return {
+      failedOpen: () => failedOpen.inc(),
+      refused:
+        refused === undefined
+          ? undefined
+          : (decision) => refused.inc({ door, principal: decision.policy.name }),
+    };
   }
 
   /** Serves `GET /metrics` on its own listener, apart from the public port. Returns the bound port. */

@@ -74,6 +74,7 @@ async function startGraph(
     redis: Redis;
     fetcher: ReturnType<typeof subgraphFetcher>;
     metrics: GatewayMetrics;
+    processMetrics: ProcessMetrics;
   },
 ): Promise<Graph> {
   const { supergraphSdl, costModel, redis, fetcher, metrics } = backing;
@@ -92,7 +93,7 @@ async function startGraph(
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));
   const limits = new GatewayRateLimits({
-    budgets: new RateBudgets(redis, config.redisPrefix, logger),
+    budgets: new RateBudgets(redis, config.redisPrefix, logger, backing.processMetrics.rateBudgetObserver()),
     policies: ratePolicies(config),
     credentials: new KnownCredentials(redis, config.redisPrefix),
     runQuery: (...args) => runQuery(...args),
@@ -181,6 +182,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     redis,
     fetcher,
     metrics: gatewayMetrics,
+    processMetrics: metrics,
   });
   // Filled once the HTTP server listens, since graphql-ws shares its port.
   const live: { server?: RunningLiveServer } = {};

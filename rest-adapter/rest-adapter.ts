@@ -30,7 +30,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const pool = createProbePool(config.databaseUrl);
   const redis = await connectRedis(config.redisUrl, 'rest-adapter');
   const graph = new GraphClient(config.gatewayUrl, config.upstreamTimeoutMs, config.internalSecret);
-  const budgets = new RateBudgets(redis, config.redisPrefix, logger);
+  const budgets = new RateBudgets(redis, config.redisPrefix, logger, metrics.rateBudgetObserver('rest'));
   const policies = ratePolicies(config);
   const perAddress = rateLimit(budgets, policies.public, { identify: byAddress });
 

@@ -133,7 +133,7 @@ export const cvSubgraph: SubgraphDefinition = {
     return Promise.resolve({
       renderer,
       renderMetrics: new CvRenderMetrics(metrics, renderer),
-      budgets: new RateBudgets(redis, config.redisPrefix, logger),
+      budgets: new RateBudgets(redis, config.redisPrefix, logger, metrics.rateBudgetObserver()),
       close: () => renderer.stop(),
       health: () => ({ renderer: renderer.stats() }),
     });
