@@ -137,19 +137,23 @@ describe('metrics on every process', () => {
   });
 
   it('counts refusals by the limit broken and times subgraph fetches by subgraph', async () => {
-    const post = (query: string) =>
+    const post = (query: string | undefined, extensions?: unknown) =>
       fetch(platform.gatewayUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query }),
+        body: JSON.stringify({ query, extensions }),
       }).then((answer) => answer.arrayBuffer());
     const deep = `query Deep { plans { ${'a { '.repeat(12)}b${' }'.repeat(12)} } }`;
     await post('query Catalogue { plans { key } }');
     await post(deep);
     await post(`query Wide { ${Array.from({ length: 30 }, (_, i) => `p${i}: plans { key }`).join(' ')} }`);
     await post(`query Long { plans { ${'key '.repeat(3_000)} } }`);
+    await post(
+      'query Heavy { myVenues { webhookEndpoints(first: 100) { deliveries(first: 100) { attemptLog(last: 100) { statusCode } } } } }',
+    );
+    await post(undefined, { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } });
     const gateway = await scrape('gateway');
-    for (const reason of ['depth', 'aliases', 'tokens']) {
+    for (const reason of ['depth', 'aliases', 'tokens', 'cost', 'persisted_query_miss']) {
       expect(gateway).toMatch(new RegExp(`nida_graphql_refused_total\\{reason="${reason}"\\} [1-9]`));
     }
     expect(gateway).toMatch(
