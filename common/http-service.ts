@@ -178,7 +178,7 @@ export class HttpService {
     const server = this.server;
     if (server === undefined) return;
     this.draining = true;
-    // Scrapes stop with the process; a drain that takes seconds is still seen by readiness.
+    // A scrape has nothing in flight worth draining; its port is free again at once.
     await this.options.metrics?.registry.close();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // Keep-alive sockets between requests would hold close() open; drop each one once idle.
