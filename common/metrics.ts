@@ -167,7 +167,7 @@ export class ProcessMetrics {
   /** Postgres connections in use, idle and waiting for one, read on scrape. */
   watchPool(state: () => PoolState): void {
     this.gauge(
-      'nida_postgres_connections',
+      'nida_postgres_pool_connections',
       'Postgres connections of this process: in_use, idle, and waiting (requests queued for one).',
       ['state'],
       (gauge) => {

@@ -67,9 +67,9 @@ describe('the events worker’s metrics on real Postgres and Redis', () => {
     const text = await metrics.registry.metrics();
     expect(valueOf(text, 'nida_job_queue_jobs{queue="webhooks",state="waiting"}')).toBe(0);
     expect(valueOf(text, 'nida_job_queue_jobs{queue="webhooks",state="failed"}')).toBe(0);
-    expect(valueOf(text, 'nida_postgres_connections{state="in_use"}')).toBe(0);
-    expect(valueOf(text, 'nida_postgres_connections{state="idle"}')).toBeGreaterThanOrEqual(1);
-    expect(valueOf(text, 'nida_postgres_connections{state="waiting"}')).toBe(0);
+    expect(valueOf(text, 'nida_postgres_pool_connections{state="in_use"}')).toBe(0);
+    expect(valueOf(text, 'nida_postgres_pool_connections{state="idle"}')).toBeGreaterThanOrEqual(1);
+    expect(valueOf(text, 'nida_postgres_pool_connections{state="waiting"}')).toBe(0);
     expect(valueOf(text, 'nida_sms_total{result="failed"}')).toBe(0);
   });
 });

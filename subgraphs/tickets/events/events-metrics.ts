@@ -6,7 +6,8 @@ import type { OutboxRepository } from './outbox.repository';
 /** A webhook attempt's outcome: 2xx, another attempt scheduled, or no attempt left. */
 export type WebhookResult = 'delivered' | 'retrying' | 'gave_up';
 export type SmsResult = 'sent' | 'retrying' | 'failed' | 'skipped';
-export type PushResult = 'sent' | 'retrying' | 'failed' | 'gone';
+/** `expired`: the push service called the subscription gone (404, 410), and it was deleted. */
+export type PushResult = 'sent' | 'retrying' | 'failed' | 'expired';
 
 /** Webhook attempts are slower than requests: a receiver may take up to WEBHOOK_TIMEOUT_MS. */
 const DELIVERY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -40,7 +41,7 @@ export class EventsMetrics {
     this.push = metrics.counter('nida_push_total', 'Web Push attempts by result.', ['result']);
     // Seen at zero before the first attempt, so a rate over them exists from the start.
     for (const result of ['sent', 'retrying', 'failed', 'skipped'] as const) this.sms.inc({ result }, 0);
-    for (const result of ['sent', 'retrying', 'failed', 'gone'] as const) this.push.inc({ result }, 0);
+    for (const result of ['sent', 'retrying', 'failed', 'expired'] as const) this.push.inc({ result }, 0);
 
     metrics.gauge('nida_outbox_pending', 'Outbox events not yet published.', [], async (gauge) => {
       gauge.set((await backlogOf(backing.outbox)).pending);

@@ -47,7 +47,7 @@ export class PushWorker extends DeliveryRowWorker {
     if (status === 404 || status === 410) {
       await deliveries.deletePushSubscription(claimed.subscription_id);
       this.logger.info({ push: Number(claimed.id), status }, 'push subscription gone; removed');
-      this.metrics.pushAttempt('gone');
+      this.metrics.pushAttempt('expired');
       return;
     }
     if (status !== null && status >= 200 && status < 300) {
