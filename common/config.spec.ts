@@ -93,6 +93,16 @@ describe('loadConfig', () => {
   it('refuses ports outside 0-65535', () => {
     expect(() => loadConfig({ GATEWAY_PORT: '70000' })).toThrow(/GATEWAY_PORT/);
   });
+
+  it('serves metrics on 127.0.0.1 at each public port + 5000 unless METRICS_HOST or METRICS_PORT say otherwise', () => {
+    expect(loadConfig({}).metrics).toEqual({ host: '127.0.0.1', port: undefined });
+    expect(loadConfig({ METRICS_HOST: '0.0.0.0', METRICS_PORT: '0' }).metrics).toEqual({
+      host: '0.0.0.0',
+      port: 0,
+    });
+    expect(() => loadConfig({ METRICS_PORT: 'nine thousand' })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+  });
 });
 
 describe('redactUrl', () => {

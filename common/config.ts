@@ -65,6 +65,8 @@ const configSchema = z.object({
     .regex(/^[A-Za-z0-9:_-]*$/, 'letters, digits, ":", "_" and "-" only')
     .default('nida:'),
   LISTEN_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   TRUSTED_PROXIES: z
     .string()
     .default('')
@@ -163,6 +165,11 @@ export interface Config {
   redisUrl: string;
   redisPrefix: string;
   listenHost: string;
+  /**
+   * Where `GET /metrics` is served, never on the public port. `port` is METRICS_PORT, which names
+   * one process's port; unset, each process takes its public port + 5000.
+   */
+  metrics: { host: string; port: number | undefined };
   /**
    * Addresses and CIDR ranges of the proxies in front (TRUSTED_PROXIES): only their
    * `X-Forwarded-For` names a client; empty, every process takes the socket's peer.
@@ -300,6 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: raw.REDIS_URL,
     redisPrefix: raw.REDIS_PREFIX,
     listenHost: raw.LISTEN_HOST,
+    metrics: { host: raw.METRICS_HOST, port: raw.METRICS_PORT },
     trustedProxies: raw.TRUSTED_PROXIES,
     ports: {
       rest: raw.REST_PORT,

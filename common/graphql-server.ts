@@ -1,3 +1,4 @@
+import { nameRoute } from './metrics';
 import type { ApolloServer, ApolloServerOptions, BaseContext, ContextFunction } from '@apollo/server';
 import type { Config } from './config';
 import { expressMiddleware, type ExpressContextFunctionArgument } from '@as-integrations/express5';
@@ -40,6 +41,7 @@ export function mountGraphQL<TContext extends BaseContext>(
 ): void {
   service.app.use(
     '/graphql',
+    nameRoute('/graphql'),
     express.json({ limit: bodyLimit }),
     expressMiddleware(apollo, { context }),
     graphQLBodyRefusal(bodyLimit),

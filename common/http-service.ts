@@ -4,6 +4,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { proxyTrust } from './client-address';
 import type { Config } from './config';
 import type { Logger } from './logger';
+import { captureRoute, metricsPortFor, routeTemplate, type PoolState, type ProcessMetrics } from './metrics';
 import type { Redis } from './redis';
 import {
   MESSAGE_IDS_HEADER,
@@ -38,6 +39,11 @@ export interface HttpServiceOptions {
   maxHeaderBytes?: number;
   /** TRUSTED_PROXIES: whose `X-Forwarded-For` names the client (`req.ip`); nobody's if unset. */
   trustedProxies?: readonly string[];
+  /**
+   * The process's instruments: every request is observed in `http_server_request_duration_seconds`
+   * and `GET /metrics` is served on `port` (METRICS_PORT; unset, the public port + 5000) at `host`.
+   */
+  metrics?: { registry: ProcessMetrics; host: string; port: number | undefined };
 }
 
 /**
@@ -69,9 +75,18 @@ export class HttpService {
     config: Config,
     name: string,
     logger: Logger,
-    backing: { postgres: () => Promise<unknown>; redis: Redis; health?: () => Record<string, unknown> },
+    backing: {
+      postgres: () => Promise<unknown>;
+      redis: Redis;
+      health?: () => Record<string, unknown>;
+      metrics: ProcessMetrics;
+      /** The process's Postgres pool, reported as connection gauges on scrape. */
+      pool?: () => PoolState;
+    },
     maxHeaderBytes?: number,
   ): HttpService {
+    backing.metrics.watchRedis(backing.redis);
+    if (backing.pool !== undefined) backing.metrics.watchPool(backing.pool);
     return new HttpService({
       name,
       logger,
@@ -84,6 +99,7 @@ export class HttpService {
       health: backing.health,
       maxHeaderBytes,
       trustedProxies: config.trustedProxies,
+      metrics: { registry: backing.metrics, host: config.metrics.host, port: config.metrics.port },
     });
   }
 
@@ -112,6 +128,12 @@ export class HttpService {
     return address.port;
   }
 
+  /** The port `GET /metrics` is served on. */
+  get metricsPort(): number {
+    if (this.options.metrics === undefined) throw new Error(`${this.options.name} serves no metrics`);
+    return this.options.metrics.registry.port;
+  }
+
   get httpServer(): Server {
     if (this.server === undefined) throw new Error(`${this.options.name} is not listening`);
     return this.server;
@@ -133,7 +155,22 @@ export class HttpService {
           : error;
       }),
     ]);
-    this.options.logger.info({ port: this.port, host }, `${this.options.name} listening`);
+    const metrics = this.options.metrics;
+    if (metrics !== undefined) {
+      try {
+        await metrics.registry.listen(metricsPortFor(metrics.port, this.port), metrics.host);
+      } catch (error) {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        this.server = undefined;
+        throw error;
+      }
+      this.options.logger.info(
+        { port: this.port, host, metricsPort: metrics.registry.port, metricsHost: metrics.host },
+        `${this.options.name} listening`,
+      );
+    } else {
+      this.options.logger.info({ port: this.port, host }, `${this.options.name} listening`);
+    }
     return this.port;
   }
 
@@ -142,6 +179,8 @@ export class HttpService {
     const server = this.server;
     if (server === undefined) return;
     this.draining = true;
+    // A scrape has nothing in flight worth draining; its port is free again at once.
+    await this.options.metrics?.registry.close();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     // Keep-alive sockets between requests would hold close() open; drop each one once idle.
     server.closeIdleConnections();
@@ -170,10 +209,20 @@ export class HttpService {
     if (traceresponse !== undefined) res.setHeader(TRACERESPONSE_HEADER, traceresponse);
     if (this.draining) res.setHeader('Connection', 'close');
     const started = process.hrtime.bigint();
+    if (this.options.metrics !== undefined) captureRoute(req, res);
     runWithRequestId(
       requestId,
       () => {
         res.on('finish', () => {
+          const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+          this.options.metrics?.registry.httpDuration.observe(
+            {
+              http_request_method: req.method,
+              http_route: routeTemplate(req, res),
+              http_response_status_code: res.statusCode,
+            },
+            seconds,
+          );
           const entry = {
             method: req.method,
             path: req.originalUrl.split('?')[0],

@@ -46,10 +46,14 @@ describe('RateBudgets on a real Redis', () => {
 
   it('lets the quota through, then refuses with the seconds left in the window', async () => {
     await awayFromWindowEdge(60, 5);
-    const budgets = new RateBudgets(redis, prefix, recordingLogger().logger);
+    const refused: string[] = [];
+    const budgets = new RateBudgets(redis, prefix, recordingLogger().logger, {
+      refused: (decision) => refused.push(decision.policy.name),
+    });
     const who = ticketKeyIdentity('Bearer tk_spec');
     const decisions = [];
     for (let i = 0; i < 4; i += 1) decisions.push(await budgets.take(POLICY, who));
+    expect(refused).toEqual(['tickets']);
     expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
       [true, 2],
       [true, 1],
@@ -120,7 +124,8 @@ describe('RateBudgets without Redis', () => {
     });
     away.on('error', () => undefined);
     const { logger, lines } = recordingLogger();
-    const budgets = new RateBudgets(away, 'test:', logger);
+    let failedOpen = 0;
+    const budgets = new RateBudgets(away, 'test:', logger, { failedOpen: () => (failedOpen += 1) });
     const started = Date.now();
     for (let i = 0; i < 5; i += 1) {
       const decision = await budgets.take(POLICY, 'key:x');
@@ -128,6 +133,8 @@ describe('RateBudgets without Redis', () => {
       expect(rateLimitHeaders([decision])).toEqual({ 'RateLimit-Policy': '"tickets";q=3;w=60' });
     }
     expect(Date.now() - started).toBeLessThan(2_000);
+    // Each one is counted for the metrics, though the log says it once.
+    expect(failedOpen).toBe(5);
     expect(lines.filter((line) => line.level === 40).map((line) => line.msg)).toEqual([
       'rate limits are not enforced: their counts in Redis cannot be reached (failing open)',
     ]);

@@ -85,6 +85,12 @@ const COUNT_TIMEOUT_MS = 250;
 /** At most one warning in this many milliseconds while Redis is away, not one per request. */
 const WARN_EVERY_MS = 10_000;
 
+/** Told of each refusal and each count that failed open (the metrics count them). */
+export interface RateBudgetObserver {
+  refused?(decision: RateDecision): void;
+  failedOpen?(): void;
+}
+
 /**
  * Counts requests against budgets. When Redis cannot be reached the request is let through
  * (fail open) with a warning in the log: the limits protect the platform from one caller's
@@ -97,6 +103,7 @@ export class RateBudgets {
     private readonly redis: Redis,
     private readonly redisPrefix: string,
     private readonly logger: Logger,
+    private readonly observer: RateBudgetObserver = {},
   ) {}
 
   async take(policy: RatePolicy, who: string): Promise<RateDecision> {
@@ -111,13 +118,16 @@ export class RateBudgets {
           );
         }),
       ]);
-      return {
+      const decision = {
         policy,
         allowed: count <= policy.quota,
         remaining: Math.max(0, policy.quota - count),
         resetSeconds: ttl,
       };
+      if (!decision.allowed) this.observer.refused?.(decision);
+      return decision;
     } catch (error) {
+      this.observer.failedOpen?.();
       this.warnFailOpen(error);
       return { policy, allowed: true };
     } finally {

@@ -11,6 +11,7 @@ import { mountGraphQL, platformApolloOptions } from './graphql-server';
 import { HEADER_LIMITS, HttpService } from './http-service';
 import { requireInternalCredential } from './internal-credential';
 import { createLogger, type Logger } from './logger';
+import { nameRoute, ormPoolState, ProcessMetrics } from './metrics';
 import { stopOnce, type Running } from './process';
 import { connectRedis, type Redis } from './redis';
 import { REQUEST_ID_HEADER } from './request-context';
@@ -65,7 +66,12 @@ export interface SubgraphDefinition {
   /** Resolver instances for one request, wired with that request's scope. */
   createResolvers(scope: RequestScope): object[];
   /** Makes the process-wide state handed to every request as `scope.shared`. */
-  startShared?(base: { config: Config; redis: Redis; logger: Logger }): Promise<SharedState>;
+  startShared?(base: {
+    config: Config;
+    redis: Redis;
+    logger: Logger;
+    metrics: ProcessMetrics;
+  }): Promise<SharedState>;
 }
 
 /** The federated schema of a subgraph: type-graphql types and resolvers plus the federation link. */
@@ -131,6 +137,7 @@ function requestContainer(instances: object[]): ContainerType {
 
 export interface RunningSubgraph extends Running {
   port: number;
+  metricsPort: number;
   orm: MikroORM;
 }
 
@@ -140,6 +147,7 @@ export async function startSubgraph(
   config: Config,
 ): Promise<RunningSubgraph> {
   const logger = createLogger({ service: `${definition.name}-subgraph`, level: config.logLevel });
+  const metrics = new ProcessMetrics(`${definition.name}-subgraph`);
   const orm = await openSchema(config, definition.schemaModule, logger);
   let redis: Redis;
   let shared: SharedState | undefined;
@@ -150,7 +158,7 @@ export async function startSubgraph(
     throw error;
   }
   try {
-    shared = await definition.startShared?.({ config, redis, logger });
+    shared = await definition.startShared?.({ config, redis, logger, metrics });
   } catch (error) {
     await orm.close(true);
     redis.disconnect();
@@ -173,10 +181,12 @@ export async function startSubgraph(
       postgres: () => orm.em.getConnection().execute('select 1'),
       redis,
       health: () => shared?.health?.() ?? {},
+      metrics,
+      pool: ormPoolState(orm),
     },
     HEADER_LIMITS.subgraph,
   );
-  service.app.use('/graphql', requireInternalCredential(config.internalSecret));
+  service.app.use('/graphql', nameRoute('/graphql'), requireInternalCredential(config.internalSecret));
   mountGraphQL(
     service,
     apollo,
@@ -201,6 +211,7 @@ export async function startSubgraph(
 
   return {
     port,
+    metricsPort: service.metricsPort,
     orm,
     stop: stopOnce(async () => {
       await service.close();

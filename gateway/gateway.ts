@@ -6,6 +6,7 @@ import type { Config, SubgraphName } from '../common/config';
 import { createProbePool } from '../common/postgres';
 import { mountGraphQL, PHOTO_BODY_LIMIT, platformApolloOptions } from '../common/graphql-server';
 import { HttpService } from '../common/http-service';
+import { nameRoute, pgPoolState, ProcessMetrics } from '../common/metrics';
 import { createLogger, type Logger } from '../common/logger';
 import { SUPERGRAPH_FILE } from '../common/paths';
 import { stopOnce, type Running } from '../common/process';
@@ -27,6 +28,7 @@ import { REQUEST_ID_HEADER } from '../common/request-context';
 import { CLIENT_ADDRESS_HEADER } from '../contracts/identity/session';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import { inputGuardPlugin } from './input-guard.plugin';
+import { GatewayMetrics } from './gateway-metrics';
 import {
   FORWARDED_HEADERS,
   GATEWAY_SET_HEADERS,
@@ -36,6 +38,7 @@ import {
 
 export interface RunningGateway extends Running {
   port: number;
+  metricsPort: number;
 }
 
 /** The headers of a client request that the subgraphs are given. */
@@ -70,15 +73,20 @@ async function startGraph(
     costModel: CostModel;
     redis: Redis;
     fetcher: ReturnType<typeof subgraphFetcher>;
+    metrics: GatewayMetrics;
+    processMetrics: ProcessMetrics;
   },
 ): Promise<Graph> {
-  const { supergraphSdl, costModel, redis, fetcher } = backing;
+  const { supergraphSdl, costModel, redis, fetcher, metrics } = backing;
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
     buildService: ({ name, url }) =>
       new HeaderForwardingDataSource(
-        { url: isSubgraphName(name) ? config.subgraphUrls[name] : url, fetcher },
+        {
+          url: isSubgraphName(name) ? config.subgraphUrls[name] : url,
+          fetcher: metrics.timedFetcher(isSubgraphName(name) ? name : 'other', fetcher),
+        },
         config.internalSecret,
         name,
       ),
@@ -86,12 +94,13 @@ async function startGraph(
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));
   const limits = new GatewayRateLimits({
-    budgets: new RateBudgets(redis, config.redisPrefix, logger),
+    budgets: new RateBudgets(redis, config.redisPrefix, logger, backing.processMetrics.rateBudgetObserver()),
     policies: ratePolicies(config),
     credentials: new KnownCredentials(redis, config.redisPrefix),
     runQuery: (...args) => runQuery(...args),
     internalSecret: config.internalSecret,
     logger,
+    refused: (door, decision) => metrics.rateLimitedBy(door, decision),
   });
   const bounds = queryLimitOptions(config.graphqlLimits, config.nodeEnv === 'production', costModel);
   const apollo = new ApolloServer<GatewayContext>({
@@ -103,6 +112,7 @@ async function startGraph(
       // Apollo's page loads its scripts and fonts from CDNs: blank offline, and in production a
       // browser should get the same 400 as any client without a query. mountExplorer serves ours.
       ApolloServerPluginLandingPageDisabled(),
+      metrics.plugin(),
       inputGuardPlugin(),
       ...bounds.plugins,
       limits.plugin(),
@@ -139,7 +149,7 @@ function gatewayRunQuery(apollo: ApolloServer<GatewayContext>, sessions: Session
 
 /** HTTP `/graphql`: counted as it arrives, then planned with the client's forwarded headers. */
 function mountGraph(service: HttpService, { apollo, limits, sessions }: Graph): void {
-  service.app.use('/graphql', limits.httpMiddleware(forwardedHeaders));
+  service.app.use('/graphql', nameRoute('/graphql'), limits.httpMiddleware(forwardedHeaders));
   mountGraphQL(
     service,
     apollo,
@@ -159,13 +169,22 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   // (169.254.169.254 and the like) at start; the platform talks to nothing it was not told about.
   process.env.APOLLO_TELEMETRY_DISABLED = 'true';
   const logger = createLogger({ service: 'gateway', level: config.logLevel });
+  const metrics = new ProcessMetrics('gateway');
+  const gatewayMetrics = new GatewayMetrics(metrics);
   const supergraphSdl = await readFile(SUPERGRAPH_FILE(), 'utf8');
   const pool = createProbePool(config.databaseUrl);
   const redis = await connectRedis(config.redisUrl, 'gateway');
   const fetcher = subgraphFetcher(config.upstreamTimeoutMs);
   // The API schema drops the subgraphs' @listSize and @cost; the estimate reads them from here.
   const costModel = CostModel.fromSupergraph(supergraphSdl);
-  const graph = await startGraph(config, logger, { supergraphSdl, costModel, redis, fetcher });
+  const graph = await startGraph(config, logger, {
+    supergraphSdl,
+    costModel,
+    redis,
+    fetcher,
+    metrics: gatewayMetrics,
+    processMetrics: metrics,
+  });
   // Filled once the HTTP server listens, since graphql-ws shares its port.
   const live: { server?: RunningLiveServer } = {};
 
@@ -173,6 +192,8 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     postgres: () => pool.query('select 1'),
     redis,
     health: () => ({ subscribers: live.server?.hub.subscribers ?? 0 }),
+    metrics,
+    pool: () => pgPoolState(pool),
   });
   if (config.nodeEnv !== 'production') mountExplorer(service.app, await readExplorerBundle(), logger);
   mountGraph(service, graph);
@@ -187,9 +208,15 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     config,
     logger,
   });
+  const liveServer = live.server;
+  gatewayMetrics.watchLive({
+    sockets: () => liveServer.sockets(),
+    subscribersByField: () => liveServer.hub.subscribersByField(),
+  });
 
   return {
     port,
+    metricsPort: service.metricsPort,
     stop: stopOnce(async () => {
       // Subscribers are told to reconnect elsewhere (1001) before the HTTP side drains.
       await live.server?.stop();

@@ -50,6 +50,8 @@ export interface GatewayRateLimitOptions {
   runQuery: RunQuery;
   internalSecret: string;
   logger: Logger;
+  /** Told of every refusal, by door and the decision that refused (the metrics count them). */
+  refused?: (door: 'graphql' | 'live', decision: RateDecision) => void;
 }
 
 /** The refusal of an operation on the graph: RATE_LIMITED with retryAfter, answered as HTTP 429. */
@@ -81,6 +83,11 @@ export class GatewayRateLimits {
 
   constructor(private readonly options: GatewayRateLimitOptions) {
     this.isPlatform = internalCredentialCheck(options.internalSecret);
+  }
+
+  /** Reports a refusal made with this door's decisions elsewhere (the live server's admission). */
+  reportRefusal(door: 'graphql' | 'live', decision: RateDecision): void {
+    this.options.refused?.(door, decision);
   }
 
   /** The credentials a request carries, by kind. */
@@ -211,7 +218,9 @@ export class GatewayRateLimits {
             if (anonymous && operation?.operation === OperationTypeNode.MUTATION) {
               decisions.push(await budgets.take(policies.publicWrites, addressIdentity(client.address)));
             }
-            if (refusalOf(decisions) !== undefined) {
+            const refused = refusalOf(decisions);
+            if (refused !== undefined) {
+              this.options.refused?.('graphql', refused);
               throw rateLimitedError(decisions, languageOf(headers['accept-language']));
             }
             for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) {

@@ -2,6 +2,7 @@ import express from 'express';
 import type { Config } from '../common/config';
 import { createProbePool } from '../common/postgres';
 import { HEADER_LIMITS, HttpService } from '../common/http-service';
+import { pgPoolState, ProcessMetrics } from '../common/metrics';
 import { createLogger } from '../common/logger';
 import { stopOnce, type Running } from '../common/process';
 import { connectRedis } from '../common/redis';
@@ -19,15 +20,17 @@ import { API_PREFIX } from './route-table';
 
 export interface RunningRestAdapter extends Running {
   port: number;
+  metricsPort: number;
 }
 
 /** The legacy REST surface: each route is one GraphQL operation against the gateway. */
 export async function startRestAdapter(config: Config): Promise<RunningRestAdapter> {
   const logger = createLogger({ service: 'rest-adapter', level: config.logLevel });
+  const metrics = new ProcessMetrics('rest-adapter');
   const pool = createProbePool(config.databaseUrl);
   const redis = await connectRedis(config.redisUrl, 'rest-adapter');
   const graph = new GraphClient(config.gatewayUrl, config.upstreamTimeoutMs, config.internalSecret);
-  const budgets = new RateBudgets(redis, config.redisPrefix, logger);
+  const budgets = new RateBudgets(redis, config.redisPrefix, logger, metrics.rateBudgetObserver('rest'));
   const policies = ratePolicies(config);
   const perAddress = rateLimit(budgets, policies.public, { identify: byAddress });
 
@@ -35,7 +38,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     config,
     'rest-adapter',
     logger,
-    { postgres: () => pool.query('select 1'), redis },
+    { postgres: () => pool.query('select 1'), redis, metrics, pool: () => pgPoolState(pool) },
     HEADER_LIMITS.restAdapter,
   );
   const api = express.Router();
@@ -86,6 +89,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const port = await service.listen(config.ports.rest, config.listenHost);
   return {
     port,
+    metricsPort: service.metricsPort,
     stop: stopOnce(async () => {
       await service.close();
       graph.close();

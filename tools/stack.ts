@@ -67,6 +67,8 @@ export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Pr
       BILLING_PORT: String(billing),
       IDENTITY_PORT: String(identity),
       EVENTS_PORT: String(events),
+      // Free public ports + 5000 may be taken or past 65535; each child takes a free one instead.
+      METRICS_PORT: '0',
       ...env,
       INTERNAL_SECRET: internalSecret,
     },

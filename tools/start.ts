@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig, redactUrl, type Config } from '../common/config';
+import { ConfigError, loadConfig, redactUrl, type Config } from '../common/config';
 import { describeFailure } from '../common/process';
 import { connectRedis } from '../common/redis';
 import { migrateAll, seedDemoData, seedReferenceData, type DemoData } from './database-setup';
@@ -103,6 +103,7 @@ function summary(config: Config, demo: DemoData | null): string {
     `  public URLs built from      ${config.publicBaseUrl}`,
     `  database                    ${redactUrl(config.databaseUrl)}`,
     '  every process answers /healthz and /readyz on its own port',
+    `  and GET /metrics on ${config.metrics.host}, ${config.metrics.port === 0 ? 'on a free port (in its log line)' : 'its port + 5000 (REST 8000, gateway 9000)'}`,
     '',
     'Demo data: the plan catalogue is seeded.',
     ...(demo === null
@@ -138,6 +139,12 @@ async function main(): Promise<void> {
     process.env.INTERNAL_SECRET = randomBytes(32).toString('base64url');
   }
   const config = loadConfig();
+  if (config.metrics.port !== undefined && config.metrics.port !== 0) {
+    // The children share this environment: seven processes cannot bind one port.
+    throw new ConfigError([
+      `METRICS_PORT: names one process's port, and npm start runs seven; leave it unset (each public port + 5000) or 0 (free ports) (got ${config.metrics.port})`,
+    ]);
+  }
   const redis = await connectRedis(config.redisUrl, 'start');
   redis.disconnect();
   const report = await migrateAll(config);

@@ -126,6 +126,8 @@ export interface LiveAdmissionOptions {
   access: LiveAccess;
   /** The same rule as the HTTP frame's `req.ip`, for the upgrade request that opened a socket. */
   trust: ProxyTrust;
+  /** Told of each operation a budget refused. */
+  refused?: (decision: RateDecision) => void;
 }
 
 /**
@@ -210,7 +212,11 @@ export class LiveAdmission {
     }
     const connection = this.connectionOf(ctx);
     const decisions = await this.options.budgets.take(headersOf(connection), connection.address);
-    if (refusalOf(decisions) !== undefined) return [rateLimitedError(decisions, connection.language)];
+    const refused = refusalOf(decisions);
+    if (refused !== undefined) {
+      this.options.refused?.(refused);
+      return [rateLimitedError(decisions, connection.language)];
+    }
     return undefined;
   }
 }

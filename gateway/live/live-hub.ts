@@ -197,6 +197,16 @@ export class LiveHub {
     return this.sinkCount;
   }
 
+  /** Subscribers per subscription field (`ticketUpdated`…), counted when metrics are scraped. */
+  subscribersByField(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const group of this.groups.values()) {
+      const field = group.subscription.rootField;
+      counts.set(field, (counts.get(field) ?? 0) + group.sinks.size);
+    }
+    return counts;
+  }
+
   join(subscription: LiveSubscription, socket: LiveSocket, operationId: string): LiveSink {
     const key = groupKey(subscription);
     let group = this.groups.get(key);

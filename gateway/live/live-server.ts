@@ -39,6 +39,8 @@ export interface LiveServerOptions {
 
 export interface RunningLiveServer {
   hub: LiveHub;
+  /** Open sockets, for the metrics. */
+  sockets(): number;
   stop(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
   const admission = new LiveAdmission({
     limits: config.live,
     budgets: options.limits,
+    refused: (decision) => options.limits.reportRefusal('live', decision),
     access,
     trust: proxyTrust(config.trustedProxies),
   });
@@ -106,6 +109,7 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
 
   return {
     hub,
+    sockets: () => wss.clients.size,
     stop: async () => {
       await disposable.dispose();
       await feed.close();

@@ -8,6 +8,7 @@ import type { AccountPrincipal } from './account.service';
 import type { CvRow, CvService } from './cv.service';
 import type { DownloadMeter } from './download-meter';
 import { renderCvHtml } from './render/document';
+import type { CvRenderMetrics } from './render/render-metrics';
 import type { CvRenderer } from './render/renderer';
 import { sampleCvDocument } from './sample-cv';
 import type { TemplateRepository } from './template.repository';
@@ -45,6 +46,7 @@ export class CvExportService {
     private readonly meter: DownloadMeter,
     private readonly renderer: CvRenderer,
     private readonly budgets: RateBudgets,
+    private readonly renderMetrics: CvRenderMetrics,
   ) {}
 
   async export(
@@ -65,18 +67,20 @@ export class CvExportService {
     if (!metered.allowed)
       throw new ForbiddenError(text('cv.downloads_per_month', this.language, { max: metered.limit ?? 0 }));
     try {
-      const html = await this.html(row);
-      return format === 'pdf'
-        ? {
-            fileName: fileNameOf(row, format),
-            contentType: 'application/pdf',
-            data: await this.renderer.pdf(html),
-          }
-        : {
-            fileName: fileNameOf(row, format),
-            contentType: 'text/html; charset=utf-8',
-            data: Buffer.from(html),
-          };
+      return await this.renderMetrics.time(format, async () => {
+        const html = await this.html(row);
+        return format === 'pdf'
+          ? {
+              fileName: fileNameOf(row, format),
+              contentType: 'application/pdf',
+              data: await this.renderer.pdf(html),
+            }
+          : {
+              fileName: fileNameOf(row, format),
+              contentType: 'text/html; charset=utf-8',
+              data: Buffer.from(html),
+            };
+      });
     } catch (error) {
       // The account is not charged for an export it never received.
       await this.meter.refund(principal.accountId, requestId);

@@ -1,3 +1,4 @@
+import { CvRenderMetrics } from './render/render-metrics';
 import { cvMigrations } from '../../migrations/cv';
 import type { EntityManager } from '../../common/database';
 import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
@@ -36,6 +37,7 @@ interface CvShared {
   renderer: CvRenderer;
   /** One per process, so a Redis outage is warned about once every few seconds, not per export. */
   budgets: RateBudgets;
+  renderMetrics: CvRenderMetrics;
   close(): Promise<void>;
 }
 
@@ -126,11 +128,12 @@ export const cvSubgraph: SubgraphDefinition = {
   },
   bodyLimit: PHOTO_BODY_LIMIT,
   // One Chromium for the process, launched at the first PDF (docs/ARCHITECTURE.md).
-  startShared: ({ config, redis, logger }) => {
+  startShared: ({ config, redis, logger, metrics }) => {
     const renderer = new CvRenderer(rendererOptionsFrom(config), logger);
     return Promise.resolve({
       renderer,
-      budgets: new RateBudgets(redis, config.redisPrefix, logger),
+      renderMetrics: new CvRenderMetrics(metrics, renderer),
+      budgets: new RateBudgets(redis, config.redisPrefix, logger, metrics.rateBudgetObserver()),
       close: () => renderer.stop(),
       health: () => ({ renderer: renderer.stats() }),
     });
@@ -149,6 +152,7 @@ export const cvSubgraph: SubgraphDefinition = {
       DownloadMeter.from(scope.config),
       (scope.shared as CvShared).renderer,
       (scope.shared as CvShared).budgets,
+      (scope.shared as CvShared).renderMetrics,
     );
     const links = new CvExportLinkService(language, cvs, accounts, exports, {
       publicBaseUrl: scope.config.publicBaseUrl,

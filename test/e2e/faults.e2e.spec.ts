@@ -134,6 +134,7 @@ describe('faults, on a Postgres and a Redis of the test’s own', () => {
       TICKETS_RATE_LIMIT: '1000000',
       PUBLIC_RATE_LIMIT: '1000000',
       INTERNAL_SECRET: randomBytes(32).toString('base64url'),
+      METRICS_PORT: '0',
       ...Object.fromEntries(NAMES.map((name) => [PROCESSES[name].portVariable, String(ports[name])])),
     };
     config = loadConfig(env);

@@ -116,6 +116,11 @@ describe('live ticket subscriptions over graphql-ws, fed through Redis, on real 
       { 'Accept-Language': 'ar' },
     );
     try {
+      const metrics = await (
+        await fetch(`http://127.0.0.1:${platform.ports.gateway.metricsPort}/metrics`)
+      ).text();
+      expect(metrics).toMatch(/^nida_live_sockets [1-9]/m);
+      expect(metrics).toMatch(/^nida_live_subscriptions\{field="ticketUpdated"\} [1-9]/m);
       expect((await post(`/tickets/${ticket.id}/ready`)).status).toBe(200);
       await waitUntil(() => customer.received.length >= 1, 10_000, 'the READY message');
       expect(customer.received[0]).toEqual({

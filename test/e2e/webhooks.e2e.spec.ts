@@ -128,6 +128,13 @@ describe('signed webhooks from the outbox, on real Postgres, Redis and HTTP', ()
     const receiver = new WebhookReceiver();
     receiver.answer = (n) => (n <= 3 ? 500 : 200);
     const id = await endpoint(receiver, await receiver.start(), '--events', 'ticket.created');
+    const counted = async (result: string) => {
+      const text = await (await fetch(`http://127.0.0.1:${events.metricsPort}/metrics`)).text();
+      const series = `nida_webhook_deliveries_total{event="ticket.created",result="${result}"} `;
+      const line = text.split('\n').find((candidate) => candidate.startsWith(series));
+      return Number(line?.slice(series.length) ?? 0);
+    };
+    const before = { retrying: await counted('retrying'), delivered: await counted('delivered') };
     try {
       await post('/tickets', {});
       await receiver.waitFor((r) => r.length >= 4);
@@ -138,6 +145,9 @@ describe('signed webhooks from the outbox, on real Postgres, Redis and HTTP', ()
       await waitUntil(async () => (await deliveries(id))[0]?.status === 'succeeded');
       const [delivery] = await deliveries(id);
       expect(delivery!.attempts).toBe(4);
+      // The events worker's metrics saw each attempt's outcome.
+      expect((await counted('retrying')) - before.retrying).toBe(3);
+      expect((await counted('delivered')) - before.delivered).toBe(1);
       expect(delivery!.attempt_log.map((a) => a.status_code)).toEqual([500, 500, 500, 200]);
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(receiver.received).toHaveLength(4);

@@ -106,6 +106,8 @@ export function testConfig(database: TestDatabase, env: NodeJS.ProcessEnv = {}):
     BILLING_PORT: '0',
     IDENTITY_PORT: '0',
     EVENTS_PORT: '0',
+    // Every process of a test platform shares this config; each takes a free metrics port.
+    METRICS_PORT: '0',
     SHUTDOWN_TIMEOUT_MS: '5000',
     INTERNAL_SECRET: TEST_INTERNAL_SECRET,
     ...env,

@@ -15,8 +15,12 @@ export interface Platform {
   config: Config;
   restUrl: string;
   gatewayUrl: string;
+  /** Each process's public port and the internal port its `/metrics` is served on. */
+  ports: Record<PlatformProcessName, { port: number; metricsPort: number }>;
   stop(): Promise<void>;
 }
+
+export type PlatformProcessName = 'tickets' | 'cv' | 'billing' | 'identity' | 'gateway' | 'rest-adapter';
 
 /** Every process of the platform in this test process, on free ports, over real HTTP. */
 export async function startPlatform(database: TestDatabase, env: NodeJS.ProcessEnv = {}): Promise<Platform> {
@@ -43,15 +47,24 @@ export async function startPlatform(database: TestDatabase, env: NodeJS.ProcessE
     ...env,
   });
   const running: Running[] = [];
+  const ports: Partial<Platform['ports']> = {};
+  const started = <T extends Running & { port: number; metricsPort: number }>(
+    name: PlatformProcessName,
+    process: T,
+  ): T => {
+    running.push(process);
+    ports[name] = { port: process.port, metricsPort: process.metricsPort };
+    return process;
+  };
   try {
-    for (const subgraph of SUBGRAPHS) running.push(await startSubgraph(subgraph, config));
-    running.push(await startGateway(config));
-    const adapter = await startRestAdapter(config);
-    running.push(adapter);
+    for (const subgraph of SUBGRAPHS) started(subgraph.name, await startSubgraph(subgraph, config));
+    started('gateway', await startGateway(config));
+    const adapter = started('rest-adapter', await startRestAdapter(config));
     return {
       config,
       restUrl: `http://127.0.0.1:${adapter.port}/api/v1`,
       gatewayUrl: url(gateway),
+      ports: ports as Platform['ports'],
       stop: async () => {
         for (const process of running.reverse()) await process.stop();
       },
@@ -78,6 +91,8 @@ export function platformEnv(config: Config, extra: NodeJS.ProcessEnv = {}): Node
     PUBLIC_BASE_URL: config.publicBaseUrl,
     WEBHOOK_ALLOW_INSECURE: String(config.webhooks.allowInsecure),
     INTERNAL_SECRET: config.internalSecret,
+    // A free port: public port + 5000 may be taken, or past 65535, for a test's free public port.
+    METRICS_PORT: '0',
     ...extra,
   };
 }

@@ -176,6 +176,13 @@ export class CvRenderer {
     };
   }
 
+  /** Pages printing now and pages ready for the next job, for the metrics. */
+  pages(): { inUse: number; idle: number } {
+    let idle = 0;
+    for (const generation of this.generations) idle += generation.idle.length;
+    return { inUse: this.busy, idle };
+  }
+
   /** The running Chromium's process id (also its process group's), for tests and the benchmark. */
   chromiumPid(): number | undefined {
     const browser = this.current?.launched;

@@ -1,6 +1,7 @@
 import type { Config } from '../../../common/config';
 import { openSchema, type MikroORM, type SchemaModule } from '../../../common/database';
 import { HttpService } from '../../../common/http-service';
+import { ormPoolState, ProcessMetrics } from '../../../common/metrics';
 import { createLogger } from '../../../common/logger';
 import { stopOnce, type Running } from '../../../common/process';
 import { connectRedis, type Redis } from '../../../common/redis';
@@ -10,6 +11,7 @@ import { Ticket } from '../tickets';
 import { Branch, Venue } from '../venues';
 import { OutboxEvent } from './outbox-event.entity';
 import { OutboxRepository } from './outbox.repository';
+import { EventsMetrics } from './events-metrics';
 import { JobQueues } from './job-queues';
 import { OutboxRelay } from './outbox-relay';
 import { PushWorker } from './push-worker';
@@ -28,6 +30,7 @@ const EVENTS_SCHEMA: SchemaModule = {
 
 export interface RunningEvents extends Running {
   port: number;
+  metricsPort: number;
   relay: OutboxRelay;
   webhooks: WebhookWorker;
   sms: SmsWorker;
@@ -42,6 +45,7 @@ export interface RunningEvents extends Running {
  */
 export async function startEvents(config: Config): Promise<RunningEvents> {
   const logger = createLogger({ service: 'tickets-events', level: config.logLevel });
+  const metrics = new ProcessMetrics('tickets-events');
   const orm = await openSchema(config, EVENTS_SCHEMA, logger);
   let redis: Redis;
   try {
@@ -52,9 +56,14 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
   }
   const queues = new JobQueues(config, true, redis);
   const relay = new OutboxRelay(orm, redis, queues, config, logger);
-  const webhooks = new WebhookWorker(orm, queues, config, logger);
-  const sms = new SmsWorker(orm, queues, redis, config, logger);
-  const push = new PushWorker(orm, queues, config, logger);
+  const eventsMetrics = new EventsMetrics(metrics, {
+    outbox: () => new OutboxRepository(orm.em.fork()),
+    queues,
+    queueNames: ['webhooks', 'sms', 'push'],
+  });
+  const webhooks = new WebhookWorker(orm, queues, config, logger, eventsMetrics);
+  const sms = new SmsWorker(orm, queues, redis, config, logger, eventsMetrics);
+  const push = new PushWorker(orm, queues, config, logger, eventsMetrics);
   try {
     await relay.start();
     webhooks.start();
@@ -71,10 +80,13 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
   const service = HttpService.forPlatform(config, 'tickets-events', logger, {
     postgres: () => new OutboxRepository(orm.em).ping(),
     redis,
+    metrics,
+    pool: ormPoolState(orm),
   });
   const port = await service.listen(config.eventsPort, config.listenHost);
   return {
     port,
+    metricsPort: service.metricsPort,
     relay,
     webhooks,
     sms,

@@ -119,6 +119,18 @@ export class JobQueues {
     }
   }
 
+  /** A queue's job counts, or undefined while Redis does not answer within the enqueue timeout. */
+  async health(
+    name: QueueName,
+  ): Promise<{ waiting: number; delayed: number; active: number; failed: number } | undefined> {
+    if (this.redis !== undefined && this.redis.status !== 'ready') return undefined;
+    try {
+      return await withTimeout(this.queue(name).checkHealth(), ENQUEUE_TIMEOUT_MS, 'no answer');
+    } catch {
+      return undefined;
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.queues.values()].map((q) => q.close(5_000)));
     this.queues.clear();

@@ -69,6 +69,21 @@ export class OutboxRepository {
     return this.mark('published_at', rows);
   }
 
+  /**
+   * Events not yet published and the age of the oldest, for the metrics. Both read the partial
+   * index on unpublished rows, so the cost follows the backlog, not the table.
+   */
+  async backlog(): Promise<{ pending: number; oldestSeconds: number }> {
+    const [row] = await this.em.execute<{ pending: string; oldest_seconds: string | null }[]>(
+      `select count(*) as pending, extract(epoch from now() - min(created_at)) as oldest_seconds
+         from tickets.outbox where published_at is null`,
+    );
+    return {
+      pending: Number(row?.pending ?? 0),
+      oldestSeconds: Math.max(0, Number(row?.oldest_seconds ?? 0)),
+    };
+  }
+
   /** Whether Postgres answers: the events process's health check. */
   ping(): Promise<unknown> {
     return this.em.getConnection().execute('select 1');

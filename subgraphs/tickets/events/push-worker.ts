@@ -5,6 +5,7 @@ import type { Logger } from '../../../common/logger';
 import { inSpan, markActiveSpanFailed } from '../../../common/trace-context';
 import { DeliveryRowWorker, PUSH_ROWS, retryDelayMs } from './delivery-rows';
 import type { ClaimedPush, DeliveryRepository } from './delivery.repository';
+import type { EventsMetrics } from './events-metrics';
 import type { JobQueues } from './job-queues';
 import {
   checkWebhookUrlForm,
@@ -32,6 +33,7 @@ export class PushWorker extends DeliveryRowWorker {
     queues: JobQueues,
     private readonly config: Config,
     logger: Logger,
+    private readonly metrics: EventsMetrics,
   ) {
     super(PUSH_ROWS, CONCURRENCY, orm, queues, logger);
   }
@@ -58,10 +60,12 @@ export class PushWorker extends DeliveryRowWorker {
     if (status === 404 || status === 410) {
       await deliveries.deletePushSubscription(claimed.subscription_id);
       this.logger.info({ push: Number(claimed.id), status }, 'push subscription gone; removed');
+      this.metrics.pushAttempt('expired');
       return;
     }
     if (status !== null && status >= 200 && status < 300) {
       await this.settle(claimed.id, 'sent', attempts, null);
+      this.metrics.pushAttempt('sent');
       return;
     }
     const error = outcome.error ?? `push service answered ${status}`;
@@ -70,7 +74,9 @@ export class PushWorker extends DeliveryRowWorker {
     const transient = status === null || status === 429 || status >= 500;
     if (!transient || attempts > PUSH_RETRY_SCHEDULE_MS.length) {
       await this.settle(claimed.id, 'failed', attempts, error);
+      this.metrics.pushAttempt('failed');
     } else {
+      this.metrics.pushAttempt('retrying');
       const nextAt = new Date(Date.now() + retryDelayMs(PUSH_RETRY_SCHEDULE_MS, attempts));
       await this.settle(claimed.id, 'pending', attempts, error, nextAt);
       await this.queues.enqueue('push', Number(claimed.id), attempts, nextAt);

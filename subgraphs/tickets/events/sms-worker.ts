@@ -8,6 +8,7 @@ import type { Redis } from '../../../common/redis';
 import { VenuePlanClient } from '../access';
 import { DeliveryRowWorker, MAX_RETRIES, retryDelayMs, SMS_ROWS } from './delivery-rows';
 import type { ClaimedSms, DeliveryRepository } from './delivery.repository';
+import type { EventsMetrics } from './events-metrics';
 import type { JobQueues } from './job-queues';
 
 const CONCURRENCY = 4;
@@ -61,6 +62,7 @@ export class SmsWorker extends DeliveryRowWorker {
     redis: Redis,
     private readonly config: Config,
     logger: Logger,
+    private readonly metrics: EventsMetrics,
   ) {
     super(SMS_ROWS, CONCURRENCY, orm, queues, logger);
     this.driver = config.sms.driver === 'http' ? httpDriver(config) : logDriver(logger);
@@ -98,6 +100,7 @@ export class SmsWorker extends DeliveryRowWorker {
       const entitlements = await this.plans.entitlementsOf(Number(claimed.venue_id));
       if (!entitlements.sms) {
         await this.settle(claimed.id, 'skipped', attempts, 'the venue plan does not include SMS');
+        this.metrics.smsAttempt('skipped');
         return;
       }
       await this.driver.send({ id: claimed.event_id, to: claimed.to, text: claimed.text });
@@ -107,12 +110,15 @@ export class SmsWorker extends DeliveryRowWorker {
     if (error === null) {
       await deliveries.recordSmsSent(claimed.id, attempts);
       this.logger.info({ sms: Number(claimed.id), attempt: attempts }, 'sms accepted by the provider');
+      this.metrics.smsAttempt('sent');
       return;
     }
     markActiveSpanFailed(error);
     if (attempts > MAX_RETRIES) {
       await this.settle(claimed.id, 'failed', attempts, error);
+      this.metrics.smsAttempt('failed');
     } else {
+      this.metrics.smsAttempt('retrying');
       const nextAt = new Date(Date.now() + retryDelayMs(this.config.sms.retryScheduleMs, attempts));
       await this.settle(claimed.id, 'pending', attempts, error, nextAt);
       await this.queues.enqueue('sms', Number(claimed.id), attempts, nextAt);

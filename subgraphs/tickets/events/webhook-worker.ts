@@ -14,6 +14,7 @@ import {
   signWebhook,
   TIMESTAMP_HEADER,
 } from '../../../contracts/tickets/webhook-signature';
+import type { EventsMetrics } from './events-metrics';
 import type { JobQueues } from './job-queues';
 import { DeliveryRowWorker, MAX_RETRIES, retryDelayMs, WEBHOOK_ROWS } from './delivery-rows';
 import type { ClaimedDelivery, DeliveryRepository } from './delivery.repository';
@@ -38,6 +39,7 @@ export class WebhookWorker extends DeliveryRowWorker {
     queues: JobQueues,
     private readonly config: Config,
     logger: Logger,
+    private readonly metrics: EventsMetrics,
   ) {
     super(WEBHOOK_ROWS, CONCURRENCY, orm, queues, logger);
   }
@@ -99,6 +101,11 @@ export class WebhookWorker extends DeliveryRowWorker {
         outcome: status,
       },
       'webhook attempt',
+    );
+    this.metrics.webhook(
+      claimed.event,
+      delivered ? 'delivered' : finalFailure ? 'gave_up' : 'retrying',
+      durationMs / 1000,
     );
     if (status === 'pending') await this.queues.enqueue('webhooks', Number(claimed.id), attempts, nextAt);
   }
