@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../../common/paths';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { newTicketBranch, startPlatform, type Platform } from '../support/platform';
@@ -115,6 +118,23 @@ describe('metrics on every process', () => {
     expect(response.status).toBe(200);
     return response.text();
   };
+
+  it('serves every family deploy/metrics.json lists, on each process it names: no alert or panel watches nothing', async () => {
+    // test/observability-rules.spec.ts holds every alert and panel to deploy/metrics.json; this holds
+    // the list to what the processes serve.
+    const listed = JSON.parse(readFileSync(join(projectRoot(), 'deploy/metrics.json'), 'utf8')) as {
+      families: { name: string; jobs: string[] }[];
+    };
+    const served = Object.fromEntries(
+      await Promise.all(Object.keys(ports).map(async (name) => [name, await scrape(name)] as const)),
+    );
+    const missing = listed.families.flatMap((family) =>
+      family.jobs
+        .filter((job) => !(served[job] ?? '').includes(`# TYPE ${family.name} `))
+        .map((job) => `${job}: ${family.name}`),
+    );
+    expect(missing).toEqual([]);
+  });
 
   it('answers /metrics on each internal port with its families, and 404 on each public port', async () => {
     expect(Object.keys(ports).sort()).toEqual(Object.keys(OWN_FAMILIES).sort());
