@@ -43,8 +43,15 @@ export interface RunningStack {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `npm start`'s supervisor (compiled, from dist/) on free ports and the given environment. */
-export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<RunningStack> {
+/**
+ * `npm start`'s supervisor (compiled, from dist/) on free ports and the given environment; `root`
+ * is another built checkout when a benchmark runs an earlier build beside this one.
+ */
+export async function startStack(
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+  root = projectRoot(),
+): Promise<RunningStack> {
   const [rest, gateway, tickets, cv, billing, identity, events] = (await freePorts(7)) as [
     number,
     number,
@@ -55,8 +62,8 @@ export async function startStack(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Pr
     number,
   ];
   const internalSecret = env.INTERNAL_SECRET ?? randomBytes(32).toString('base64url');
-  const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'tools', 'start.js')], {
-    cwd: projectRoot(),
+  const child = spawn(process.execPath, [join(root, 'dist', 'tools', 'start.js')], {
+    cwd: root,
     env: {
       ...process.env,
       LOG_LEVEL: 'info',
