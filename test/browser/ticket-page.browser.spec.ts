@@ -13,12 +13,12 @@ import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/
 import { liveEventsChannel } from '../../contracts/tickets/live-event';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import {
-  admin,
   newTicketBranch,
   platformEnv,
   startPlatform,
   type Platform,
   type TicketBranch,
+  hookReceiver,
 } from '../support/platform';
 import { freePorts, startProcess } from '../support/processes';
 import { awayFromWindowEdge, waitUntil } from '../support/wait';
@@ -48,18 +48,7 @@ describe('the customer’s ticket page in real headless Chromium', () => {
     });
     events = await startEvents(platform.config);
     branch = await newTicketBranch(platform.config, { sms: 'on' });
-    const created = await admin<{ secret: string }>(
-      platform.config,
-      'webhook',
-      'create',
-      '--venue',
-      String(branch.venueId),
-      '--url',
-      await receiver.start(),
-      '--events',
-      'ticket.linked,feedback.submitted',
-    );
-    receiver.secret = created.secret;
+    await hookReceiver(platform.config, branch.venueId, receiver, 'ticket.linked,feedback.submitted');
     browser = await puppeteer.launch({
       executablePath: platform.config.render.chromiumPath,
       headless: true,

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { loadConfig, type Config } from '../../common/config';
 import { migrateAll, seedReferenceData } from '../../tools/database-setup';
 import { startOwnPostgres, startOwnRedis, type OwnServer } from '../support/own-servers';
-import { admin, newTicketBranch, type TicketBranch } from '../support/platform';
+import { newTicketBranch, type TicketBranch, hookReceiver } from '../support/platform';
 import { freePorts, startProcess, type PlatformProcess } from '../support/processes';
 import { waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -145,18 +145,7 @@ describe('faults, on a Postgres and a Redis of the test’s own', () => {
     restUrl = `http://127.0.0.1:${ports.adapter}/api/v1`;
     gatewayUrl = graphql('gateway');
     branch = await newTicketBranch(config);
-    const hook = await admin<{ secret: string }>(
-      config,
-      'webhook',
-      'create',
-      '--venue',
-      String(branch.venueId),
-      '--url',
-      await receiver.start(),
-      '--events',
-      'ticket.created',
-    );
-    receiver.secret = hook.secret;
+    await hookReceiver(config, branch.venueId, receiver, 'ticket.created');
   }, 90_000);
 
   afterAll(async () => {

@@ -5,7 +5,7 @@ import { loadConfig, type Config } from '../../common/config';
 import { projectRoot } from '../../common/paths';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { OtlpReceiver, spanTree, type ReceivedSpan } from '../support/otlp-receiver';
-import { admin, newTicketBranch, type TicketBranch } from '../support/platform';
+import { newTicketBranch, type TicketBranch, hookReceiver } from '../support/platform';
 import { startStack, type RunningStack } from '../support/processes';
 import { waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -44,18 +44,7 @@ describe('one trace from a POS request to its webhook, exported by every process
     stack = await startStack(env);
     config = loadConfig({ ...process.env, ...env, INTERNAL_SECRET: stack.internalSecret });
     branch = await newTicketBranch(config);
-    const hook = await admin<{ secret: string }>(
-      config,
-      'webhook',
-      'create',
-      '--venue',
-      String(branch.venueId),
-      '--url',
-      await receiver.start(),
-      '--events',
-      'ticket.created',
-    );
-    receiver.secret = hook.secret;
+    await hookReceiver(config, branch.venueId, receiver, 'ticket.created');
   }, 120_000);
 
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { SUBGRAPHS } from '../../subgraphs';
 import { ADMIN_COMMANDS } from '../../tools/admin-commands';
 import { testConfig, type TestDatabase } from './database';
 import { freePorts } from './processes';
+import type { WebhookReceiver } from './webhook-receiver';
 
 export interface Platform {
   config: Config;
@@ -264,4 +265,28 @@ export function payloadOf(cv: Record<string, unknown> | undefined) {
     sections: cv?.sections,
     custom_sections: cv?.custom_sections,
   };
+}
+
+/**
+ * Points a venue's webhooks for `events` (comma-separated) at a local receiver, as an operator
+ * would with the admin CLI; the receiver learns the endpoint's secret to check signatures.
+ */
+export async function hookReceiver(
+  config: Config,
+  venueId: number,
+  receiver: WebhookReceiver,
+  events: string,
+): Promise<void> {
+  const hook = await admin<{ secret: string }>(
+    config,
+    'webhook',
+    'create',
+    '--venue',
+    String(venueId),
+    '--url',
+    await receiver.start(),
+    '--events',
+    events,
+  );
+  receiver.secret = hook.secret;
 }
