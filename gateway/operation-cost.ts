@@ -137,12 +137,13 @@ export function estimateCost(
   variables: Record<string, unknown> | undefined,
   operationName: string | undefined,
 ): CostEstimate {
+  const nothing: CostEstimate = { cost: 0, heaviest: { path: [], factors: [] } };
   const operation = getOperationAST(document, operationName);
-  if (operation === null || operation === undefined) return { cost: 0, heaviest: { path: [], factors: [] } };
+  if (operation === null || operation === undefined) return nothing;
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
   if (coerced.errors !== undefined) throw coerced.errors[0] ?? new GraphQLError('Invalid variables.');
   const root = schema.getRootType(operation.operation);
-  if (root === undefined || root === null) return { cost: 0, heaviest: { path: [], factors: [] } };
+  if (root === undefined || root === null) return nothing;
   const fragments: Record<string, FragmentDefinitionNode> = {};
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments[definition.name.value] = definition;

@@ -3,8 +3,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { CHROMIUM_FLAGS } from '../../common/chromium';
+import { type Browser, type Page } from 'puppeteer-core';
+import { launchChromium } from '../support/chromium';
 import { projectRoot } from '../../common/paths';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -67,11 +67,7 @@ describe('the staff board and the room’s display in real headless Chromium', (
         { i: { branchId, name: 'POS' } },
       )
     ).issueApiKey.secret;
-    browser = await puppeteer.launch({
-      executablePath: platform.config.render.chromiumPath,
-      headless: true,
-      args: [...CHROMIUM_FLAGS],
-    });
+    browser = await launchChromium(platform.config.render.chromiumPath);
     mkdirSync(ARTIFACTS, { recursive: true });
   });
 

@@ -2,8 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type HTTPResponse, type Page } from 'puppeteer-core';
-import { CHROMIUM_FLAGS } from '../../common/chromium';
+import { type Browser, type HTTPResponse, type Page } from 'puppeteer-core';
+import { launchChromium } from '../support/chromium';
 import { projectRoot } from '../../common/paths';
 import {
   EXPLORER_BUILD_DIR,
@@ -61,11 +61,7 @@ describe('the gateway’s GraphQL explorer in real headless Chromium', () => {
     events = await startEvents(platform.config);
     branch = await newTicketBranch(platform.config);
     origin = new URL(platform.gatewayUrl).origin;
-    browser = await puppeteer.launch({
-      executablePath: platform.config.render.chromiumPath,
-      headless: true,
-      args: [...CHROMIUM_FLAGS],
-    });
+    browser = await launchChromium(platform.config.render.chromiumPath);
     mkdirSync(ARTIFACTS, { recursive: true });
   });
 

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { CHROMIUM_FLAGS } from '../../common/chromium';
+import { type Browser, type Page } from 'puppeteer-core';
+import { launchChromium } from '../support/chromium';
 import { projectRoot } from '../../common/paths';
 import { connectRedis } from '../../common/redis';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
@@ -49,11 +49,7 @@ describe('the customer’s ticket page in real headless Chromium', () => {
     events = await startEvents(platform.config);
     branch = await newTicketBranch(platform.config, { sms: 'on' });
     await hookReceiver(platform.config, branch.venueId, receiver, 'ticket.linked,feedback.submitted');
-    browser = await puppeteer.launch({
-      executablePath: platform.config.render.chromiumPath,
-      headless: true,
-      args: [...CHROMIUM_FLAGS],
-    });
+    browser = await launchChromium(platform.config.render.chromiumPath);
     mkdirSync(ARTIFACTS, { recursive: true });
   });
 

@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import { type Browser } from 'puppeteer-core';
+import { launchChromium } from '../../../test/support/chromium';
 import sharp from 'sharp';
-import { CHROMIUM_FLAGS } from '../../../common/chromium';
 import { loadConfig } from '../../../common/config';
 import { pdfFonts, pdfInfo, pdfText } from '../../../test/support/pdf';
 import { SECTION_KEYS, type CvDocument } from '../../../contracts/cv/cv.payload';
@@ -83,10 +83,7 @@ describe('the CV designs printed by Chromium', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     workDir = mkdtempSync(join(tmpdir(), 'nida-cv-templates-'));
-    browser = await puppeteer.launch({
-      executablePath: loadConfig().render.chromiumPath,
-      args: [...CHROMIUM_FLAGS],
-    });
+    browser = await launchChromium(loadConfig().render.chromiumPath);
     const portrait = Buffer.from(
       '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="360"><rect width="300" height="360" fill="#9fb4c4"/>' +
         '<circle cx="150" cy="140" r="66" fill="#e3c4a2"/><ellipse cx="150" cy="350" rx="125" ry="110" fill="#33475b"/></svg>',
