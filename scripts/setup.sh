@@ -37,6 +37,18 @@ fi
 if is_local "$redis_host" && ! reachable "$redis_host" "$redis_port" && ! command -v redis-server >/dev/null; then
   packages+=(redis-server)
 fi
+# The failover test runs its own Redis servers and Sentinels (`redis-server --sentinel`).
+if ! command -v redis-server >/dev/null && [[ " ${packages[*]} " != *" redis-server "* ]]; then
+  packages+=(redis-server)
+fi
+# The replica tests put two of every process behind a real load balancer.
+if ! command -v haproxy >/dev/null; then
+  packages+=(haproxy)
+fi
+# The backup drill dumps and restores the database with PostgreSQL's own tools.
+if ! command -v pg_dump >/dev/null || ! command -v pg_restore >/dev/null; then
+  packages+=(postgresql-client)
+fi
 # `docker compose config` is part of the tests wherever a docker client is installed.
 if command -v docker >/dev/null && ! docker compose version >/dev/null 2>&1 && ! command -v docker-compose >/dev/null; then
   packages+=(docker-compose)
