@@ -155,6 +155,9 @@ const configSchema = z.object({
 
 type RawConfig = z.infer<typeof configSchema>;
 
+/** The name of every environment variable loadConfig reads, for checks of deployment files against it. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(configSchema.shape);
+
 export type SubgraphName = 'tickets' | 'cv' | 'billing' | 'identity';
 
 export interface Config {

@@ -1,7 +1,8 @@
 import { ConfigError } from './config';
 import { UnreachableError } from './postgres';
 
-const FLUSH_TIMEOUT_MS = 2_000;
+/** The longest a stopping process waits for its last spans to be exported (after the drain). */
+export const FLUSH_TIMEOUT_MS = 2_000;
 
 /** What an entry point leaves running: stopping it drains servers and closes connections. */
 export interface Running {

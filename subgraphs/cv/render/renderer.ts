@@ -52,7 +52,7 @@ const BUSY_RETRY_SECONDS = 1;
 /** Chromium relaunches in well under a second. */
 const CRASH_RETRY_SECONDS = 1;
 /** How long closing a page or Chromium may take before it is given up on (or killed). */
-const CLOSE_GRACE_MS = 5_000;
+export const CLOSE_GRACE_MS = 5_000;
 
 /** One Chromium and its pages; replaced after maxJobsPerBrowser jobs or when it dies. */
 interface Generation {
