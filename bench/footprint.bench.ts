@@ -16,7 +16,7 @@ import { flag, load, type HttpCall, type LoadResult } from './load';
  *      document's 10 exports a minute per account does not turn the load into 429s.
  * Each phase is bounded by --seconds; only 127.0.0.1 is contacted.
  *
- *   npm run build && node dist/bench/footprint.bench.js -- [--seconds 20] [--concurrency 16] [--renders 4]
+ *   npm run build && node dist/bench/footprint.bench.js [--seconds 20] [--concurrency 16] [--renders 4]
  */
 
 const PROCESSES = {
@@ -194,6 +194,8 @@ async function main(): Promise<void> {
       ),
     );
 
+    // The Node process's own high-water mark since it started: the peak the 250 ms samples may miss.
+    const highWater = (name: ProcessName) => round(kilobytes(`/proc/${pids[name]}/status`, 'VmHWM'));
     const table = (Object.keys(PROCESSES) as ProcessName[]).map((name) => ({
       process: name,
       idleRssMb: round(idle[name].treeRss),
@@ -201,6 +203,7 @@ async function main(): Promise<void> {
       pdfLoadRssMb: round(pdf.peak[name].treeRss),
       peakPssMb: round(Math.max(rest.peak[name].treePss, pdf.peak[name].treePss)),
       nodeOnlyPeakRssMb: round(Math.max(rest.peak[name].nodeRss, pdf.peak[name].nodeRss)),
+      nodeHighWaterMb: highWater(name),
     }));
     process.stdout.write(`${JSON.stringify({ seconds, loads: [rest.load, pdf.load], table }, null, 2)}\n`);
   } finally {
