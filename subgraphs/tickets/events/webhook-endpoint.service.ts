@@ -163,7 +163,7 @@ export class WebhookEndpointService {
    */
   async resealSecrets(batchSize = 500): Promise<ResealReport> {
     const report: ResealReport = { checked: 0, resealed: 0, current: 0, changedMeanwhile: 0, unopenable: [] };
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const batch = await this.deliveryRows.sealedSecretsAfter(after, batchSize);
       if (batch.length === 0) return report;
       for (const row of batch) {
