@@ -1,3 +1,4 @@
+import { ConflictError } from '../../common/errors';
 import { UsageError, type CliContext, type CommandSpec, type FlagValues } from '../../common/cli';
 import { JobQueues, parseEvents, WebhookEndpointService } from '../../subgraphs/tickets/events';
 import { WEBHOOK_EVENTS } from '../../subgraphs/tickets/tickets';
@@ -87,7 +88,7 @@ export const webhookCommands: CommandSpec[] = [
       const report = await (await endpoints(context)).resealSecrets(batch);
       if (report.unopenable.length > 0) {
         // Dropping the secondary key now would silence these endpoints for good.
-        throw new Error(
+        throw new ConflictError(
           `neither key opens the secrets of endpoints ${report.unopenable.join(', ')}; keep WEBHOOK_SECRET_KEY_SECONDARY and find the key that sealed them, or give those endpoints a new secret with webhook rotate-secret (${JSON.stringify(report)})`,
         );
       }
