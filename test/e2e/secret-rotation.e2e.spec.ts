@@ -1,19 +1,28 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../common/config';
+import { EXPORTS_PER_MINUTE } from '../../contracts/cv/export.limits';
 import { unseal } from '../../subgraphs/tickets/events/secret-box';
 import { createTestDatabase, testConfig, type TestDatabase } from '../support/database';
 import { LoadBalancer } from '../support/load-balancer';
-import { admin, newTicketBranch, platformEnv, type TicketBranch } from '../support/platform';
+import {
+  admin,
+  newCvAccount,
+  newTicketBranch,
+  platformEnv,
+  platformTemplateId,
+  type CvAccount,
+  type TicketBranch,
+} from '../support/platform';
 import { freePorts, startProcess, type PlatformProcess } from '../support/processes';
 import { waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * The processes this file rolls, one replica each at rest and two during its own roll. The cv
- * subgraph and its Chromium take no part: its export links' acceptance of both secrets is the
- * same check as the subgraphs' credential, tested in contracts/cv/export-link.spec.ts.
+ * subgraph serves export links in HTML, which need no Chromium; identity takes no part.
  */
 const PROCESSES = {
+  cv: { script: 'subgraphs/cv/main.js', portVariable: 'CV_PORT', balanced: true },
   billing: { script: 'subgraphs/billing/main.js', portVariable: 'BILLING_PORT', balanced: true },
   tickets: { script: 'subgraphs/tickets/main.js', portVariable: 'TICKETS_PORT', balanced: true },
   events: { script: 'subgraphs/tickets/events/main.js', portVariable: 'EVENTS_PORT', balanced: false },
@@ -70,6 +79,8 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
   let balancer: LoadBalancer;
   let base: Config;
   let branch: TicketBranch;
+  /** CV accounts, each with one CV, taken in turn to stay under EXPORTS_PER_MINUTE each. */
+  const cvs: { account: CvAccount; cvId: string }[] = [];
   const running = {} as Record<ProcessName, { process: PlatformProcess; port: number }>;
   /** One receiver per endpoint, each added under a different phase (so sealed under a different key). */
   const receivers: { receiver: WebhookReceiver; since: number; addedIn: Phase }[] = [];
@@ -86,12 +97,15 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
       TICKETS_SUBGRAPH_URL: balancer.url('tickets'),
       BILLING_SUBGRAPH_URL: balancer.url('billing'),
       GATEWAY_URL: balancer.url('gateway'),
-      // Nothing here needs the cv or identity subgraphs; their URLs only have to be valid.
-      CV_SUBGRAPH_URL: 'http://127.0.0.1:9/graphql',
+      CV_SUBGRAPH_URL: balancer.url('cv'),
+      // Nothing here signs a person in; the identity subgraph's URL only has to be valid.
       IDENTITY_SUBGRAPH_URL: 'http://127.0.0.1:9/graphql',
       WEBHOOK_ALLOW_INSECURE: 'true',
       WEBHOOK_RETRY_SCHEDULE: '500ms',
       TICKETS_RATE_LIMIT: '1000000',
+      CV_RATE_LIMIT: '1000000',
+      PUBLIC_RATE_LIMIT: '1000000',
+      PUBLIC_WRITE_RATE_LIMIT: '1000000',
       SHUTDOWN_TIMEOUT_MS: '5000',
     });
 
@@ -128,10 +142,20 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
     receivers.push({ receiver, since: Date.now(), addedIn: phase });
   }
 
-  const call = async (what: string, url: string, init: RequestInit = {}): Promise<Outcome> => {
+  /** One client call; `key` is the branch's key unless the call carries its own credential (or none). */
+  const call = async (
+    what: string,
+    url: string,
+    init: RequestInit = {},
+    key: 'branch' | 'own' = 'branch',
+  ): Promise<Outcome> => {
     const response = await fetch(url, {
       ...init,
-      headers: { authorization: `Bearer ${branch.key}`, 'content-type': 'application/json', ...init.headers },
+      headers: {
+        ...(key === 'branch' ? { authorization: `Bearer ${branch.key}` } : {}),
+        'content-type': 'application/json',
+        ...init.headers,
+      },
     });
     const outcome = { what, status: response.status, body: await response.text() };
     outcomes.push(outcome);
@@ -160,6 +184,37 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
         body: JSON.stringify({ query: '{ tickets(perPage: 5) { items { id status } total } }' }),
       });
       await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+  }
+
+  /**
+   * A web app's download: a link made by one cv replica (signed with its primary secret) and
+   * followed through the adapter, which any replica may check, mid-roll included.
+   */
+  async function cvWorker(): Promise<void> {
+    for (let n = 0; loadRunning; n += 1) {
+      const { account, cvId } = cvs[n % cvs.length]!;
+      const made = await call(
+        'GraphQL cvExportUrl',
+        balancer.url('gateway'),
+        {
+          method: 'POST',
+          headers: { 'x-api-key': account.key },
+          body: JSON.stringify({
+            query: 'query ($id: ID!) { cvExportUrl(id: $id, format: HTML) { url } }',
+            variables: { id: cvId },
+          }),
+        },
+        'own',
+      );
+      const url = (JSON.parse(made.body) as { data?: { cvExportUrl?: { url: string } } }).data?.cvExportUrl
+        ?.url;
+      if (url !== undefined) {
+        const link = new URL(url);
+        await call('REST CV link', `${balancer.url('adapter', link.pathname)}${link.search}`, {}, 'own');
+      }
+      // Under the per-account export limit whatever the window: each account about 8 a minute.
+      await new Promise((resolve) => setTimeout(resolve, 60_000 / (EXPORTS_PER_MINUTE - 2) / cvs.length));
     }
   }
 
@@ -198,12 +253,26 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
         names.filter((name) => PROCESSES[name].balanced).map((name) => [name, portOf[name]]),
       ),
     );
-    for (const name of ['billing', 'tickets', 'events', 'gateway', 'adapter'] as const) {
+    for (const name of ['billing', 'tickets', 'cv', 'events', 'gateway', 'adapter'] as const) {
       running[name] = { process: await start(name, 'before', portOf[name]), port: portOf[name] };
     }
     branch = await newTicketBranch(adminConfig('before'));
     await addReceiver('before');
-    load = Promise.all([posWorker(1), posWorker(2)]);
+    for (let i = 0; i < 3; i += 1) {
+      const account = await newCvAccount(adminConfig('before'), { plan: 'business' });
+      const created = await fetch(balancer.url('adapter', '/api/v1/cvs'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': account.key },
+        body: JSON.stringify({
+          title: 'Rotation',
+          locale: 'en',
+          template_id: await platformTemplateId(database, 'classic'),
+        }),
+      });
+      expect(created.status).toBe(201);
+      cvs.push({ account, cvId: String(((await created.json()) as { data: { id: string } }).data.id) });
+    }
+    load = Promise.all([posWorker(1), posWorker(2), cvWorker()]);
     await waitUntil(() => readied.length >= 3, 30_000, 'the load under way');
   }, 150_000);
 
@@ -220,9 +289,9 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
     // Roll 1 in the order processes call each other; roll 2 senders first, so a gateway on the new
     // primary calls subgraphs that have not rolled yet; roll 3 in yet another order.
     const orders: Record<Exclude<Phase, 'before'>, ProcessName[]> = {
-      'roll 1: the new values accepted': ['billing', 'tickets', 'events', 'gateway', 'adapter'],
-      'roll 2: the new values primary': ['adapter', 'gateway', 'events', 'tickets', 'billing'],
-      'roll 3: the old values dropped': ['tickets', 'adapter', 'billing', 'events', 'gateway'],
+      'roll 1: the new values accepted': ['billing', 'tickets', 'cv', 'events', 'gateway', 'adapter'],
+      'roll 2: the new values primary': ['adapter', 'gateway', 'events', 'cv', 'tickets', 'billing'],
+      'roll 3: the old values dropped': ['tickets', 'cv', 'adapter', 'billing', 'events', 'gateway'],
     };
     const figures: Record<string, unknown> = {};
     const failed = () => failures(outcomes).map((o) => `${o.what} ${o.status} ${o.body.slice(0, 300)}`);
@@ -272,5 +341,6 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
     );
     expect(failed()).toEqual([]);
     expect(readied.length).toBeGreaterThan(10);
+    expect(outcomes.filter((o) => o.what === 'REST CV link' && o.status === 200).length).toBeGreaterThan(5);
   }, 170_000);
 });
