@@ -83,7 +83,7 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
   const cvs: { account: CvAccount; cvId: string }[] = [];
   const running = {} as Record<ProcessName, { process: PlatformProcess; port: number }>;
   /** One receiver per endpoint, each added under a different phase (so sealed under a different key). */
-  const receivers: { receiver: WebhookReceiver; since: number; addedIn: Phase }[] = [];
+  const receivers: { receiver: WebhookReceiver; endpointId: number; since: number; addedIn: Phase }[] = [];
   const outcomes: Outcome[] = [];
   /** Tickets readied, with when the ready was asked: each must reach every endpoint that existed then. */
   const readied: { id: number; at: number }[] = [];
@@ -127,7 +127,7 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
 
   async function addReceiver(phase: Phase): Promise<void> {
     const receiver = new WebhookReceiver();
-    const hook = await admin<{ secret: string }>(
+    const hook = await admin<{ id: number; secret: string }>(
       adminConfig(phase),
       'webhook',
       'create',
@@ -139,7 +139,7 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
       'ticket.ready',
     );
     receiver.secret = hook.secret;
-    receivers.push({ receiver, since: Date.now(), addedIn: phase });
+    receivers.push({ receiver, endpointId: hook.id, since: Date.now(), addedIn: phase });
   }
 
   /** One client call; `key` is the branch's key unless the call carries its own credential (or none). */
@@ -221,16 +221,29 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
   /** Every ready asked after an endpoint existed reached it, signed with the secret it was given. */
   async function expectEveryWebhookSigned(): Promise<void> {
     const expected = [...readied];
-    for (const { receiver, since, addedIn } of receivers) {
+    for (const { receiver, endpointId, since, addedIn } of receivers) {
       const due = expected.filter((r) => r.at > since).map((r) => r.id);
+      const missing = () => {
+        const got = new Set(receiver.received.map((h) => Number(h.json.data.ticket.id)));
+        return due.filter((id) => !got.has(id));
+      };
       await waitUntil(
-        () => {
-          const got = new Set(receiver.received.map((h) => Number(h.json.data.ticket.id)));
-          return due.every((id) => got.has(id));
-        },
-        60_000,
-        `the ${due.length} ticket.ready webhooks to the endpoint added ${addedIn}`,
-      );
+        () => missing().length === 0,
+        90_000,
+        `webhooks to the endpoint added ${addedIn}`,
+      ).catch(async (error: Error) => {
+        // Where the missing ones are, for reading a failure: never relayed, or stuck in delivery.
+        const rows = await database.query(
+          `select d.status, d.attempts, d.locked_until, d.next_attempt_at, count(*)::int as n
+               from tickets.webhook_deliveries d
+              where d.endpoint_id = $1 and (d.body::jsonb #>> '{data,ticket,id}')::bigint = any($2::bigint[])
+              group by 1, 2, 3, 4`,
+          [endpointId, missing()],
+        );
+        throw new Error(
+          `${error.message}: ${missing().length} of ${due.length} missing; rows ${JSON.stringify(rows)}`,
+        );
+      });
       const bad = receiver.received.filter((h) => !h.verdict.ok);
       expect({ endpoint: addedIn, badSignatures: bad.length }).toEqual({
         endpoint: addedIn,

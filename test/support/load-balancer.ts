@@ -90,9 +90,16 @@ export class LoadBalancer {
   async replace(service: string, port: number): Promise<void> {
     const old = this.serving[service]!;
     const next = old === 's0' ? 's1' : 's0';
-    await this.command(`set server ${service}/${next} addr 127.0.0.1 port ${port}`);
-    await this.command(`set server ${service}/${next} state ready`);
-    await this.command(`set server ${service}/${old} state maint`);
+    const moved = await this.command(`set server ${service}/${next} addr 127.0.0.1 port ${port}`);
+    if (!/changed|no need to change/i.test(moved))
+      throw new Error(`haproxy did not take the address: ${moved}`);
+    for (const [slot, state] of [
+      [next, 'ready'],
+      [old, 'maint'],
+    ] as const) {
+      const answer = (await this.command(`set server ${service}/${slot} state ${state}`)).trim();
+      if (answer !== '') throw new Error(`haproxy refused ${service}/${slot} ${state}: ${answer}`);
+    }
     this.serving[service] = next;
     await waitUntil(
       async () => (await this.inFlight(service, old)) === 0,
