@@ -89,139 +89,146 @@ interface Outcome {
   body: string;
 }
 
-suite('migrations applied while the previous build serves', () => {
-  const revision = 'revision' in previous ? previous.revision : '';
-  const name = `${TEST_DATABASE_PREFIX}${testRun()}_serving_${Date.now().toString(36)}`;
-  const databaseUrl = serverUrl(name);
-  let oldRoot: string;
-  let stack: RunningStack | undefined;
-  const outcomes: Outcome[] = [];
-  let running = true;
+suite(
+  `migrations applied while the previous build serves${'skip' in previous ? ` (skipped: ${previous.skip})` : ''}`,
+  () => {
+    const revision = 'revision' in previous ? previous.revision : '';
+    const name = `${TEST_DATABASE_PREFIX}${testRun()}_serving_${Date.now().toString(36)}`;
+    const databaseUrl = serverUrl(name);
+    let oldRoot: string;
+    let stack: RunningStack | undefined;
+    const outcomes: Outcome[] = [];
+    let running = true;
 
-  const env: NodeJS.ProcessEnv = {
-    DATABASE_URL: databaseUrl,
-    REDIS_PREFIX: `test:${name}:`,
-    LOG_LEVEL: 'warn',
-    TICKETS_RATE_LIMIT: '1000000',
-    CV_RATE_LIMIT: '1000000',
-    PUBLIC_RATE_LIMIT: '1000000',
-  };
+    const env: NodeJS.ProcessEnv = {
+      DATABASE_URL: databaseUrl,
+      REDIS_PREFIX: `test:${name}:`,
+      LOG_LEVEL: 'warn',
+      TICKETS_RATE_LIMIT: '1000000',
+      CV_RATE_LIMIT: '1000000',
+      PUBLIC_RATE_LIMIT: '1000000',
+    };
 
-  const script = (root: string, relative: string) => join(root, 'dist', 'tools', relative);
+    const script = (root: string, relative: string) => join(root, 'dist', 'tools', relative);
 
-  async function tool(root: string, relative: string): Promise<string> {
-    const finished = await run(
-      process.execPath,
-      [script(root, relative)],
-      { ...process.env, ...env },
-      120_000,
-    );
-    if (finished.code !== 0)
-      throw new Error(`${relative} of ${root} exited ${finished.code}: ${finished.stderr}`);
-    return finished.stdout;
-  }
-
-  beforeAll(async () => {
-    oldRoot = await previousBuild(revision);
-    await tool(oldRoot, 'migrate.js');
-    await tool(oldRoot, 'seed.js');
-    // The previous build's own supervisor; it seeds its demo venue, key, CV account and CV.
-    stack = await startStack(env, 120_000, oldRoot);
-  }, 600_000);
-
-  afterAll(async () => {
-    running = false;
-    await stack?.stop();
-    await adminQuery((client) =>
-      client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`),
-    );
-  });
-
-  const call = async (what: string, url: string, init: RequestInit & { headers: Record<string, string> }) => {
-    const response = await fetch(url, init);
-    const outcome = { what, status: response.status, body: await response.text() };
-    outcomes.push(outcome);
-    return outcome;
-  };
-
-  /** A POS's create, ready and read; a frontend's list; a CV integration's read of its CV. */
-  async function worker(n: number, cvId: string): Promise<void> {
-    const rest = stack!.restUrl;
-    const tickets = { authorization: `Bearer ${DEMO_TICKET_KEY}`, 'content-type': 'application/json' };
-    for (let i = 0; running; i += 1) {
-      const created = await call('REST create', `${rest}/tickets`, {
-        method: 'POST',
-        headers: { ...tickets, 'idempotency-key': `serving-${n}-${i}-${Date.now()}` },
-        body: JSON.stringify({ external_id: `serving-${n}-${i}-${Date.now()}` }),
-      });
-      if (created.status === 201) {
-        const id = (JSON.parse(created.body) as { id: number }).id;
-        await call('REST ready', `${rest}/tickets/${id}/ready`, { method: 'POST', headers: tickets });
-        await call('REST read', `${rest}/tickets/${id}`, { method: 'GET', headers: tickets });
-      }
-      await call('GraphQL list', stack!.gatewayUrl, {
-        method: 'POST',
-        headers: tickets,
-        body: JSON.stringify({ query: '{ tickets(perPage: 5) { items { id status number } total } }' }),
-      });
-      await call('REST CV read', `${rest}/cvs/${cvId}`, {
-        method: 'GET',
-        headers: { 'x-api-key': DEMO_CV_KEY, accept: 'application/json' },
-      });
-      await new Promise((resolve) => setTimeout(resolve, 30));
+    async function tool(root: string, relative: string): Promise<string> {
+      const finished = await run(
+        process.execPath,
+        [script(root, relative)],
+        { ...process.env, ...env },
+        120_000,
+      );
+      if (finished.code !== 0)
+        throw new Error(`${relative} of ${root} exited ${finished.code}: ${finished.stderr}`);
+      return finished.stdout;
     }
-  }
 
-  it(`applies the current build's new migrations under the build of ${revision.slice(0, 12)} with no failed request`, async () => {
-    const cvs = await fetch(`${stack!.restUrl}/cvs`, { headers: { 'x-api-key': DEMO_CV_KEY } });
-    const cvId = String(((await cvs.json()) as { data: { id: string }[] }).data[0]!.id);
-    const load = Promise.all([worker(1, cvId), worker(2, cvId)]);
-    await waitUntil(() => outcomes.length >= 20, 60_000, 'the load under way');
+    beforeAll(async () => {
+      oldRoot = await previousBuild(revision);
+      await tool(oldRoot, 'migrate.js');
+      await tool(oldRoot, 'seed.js');
+      // The previous build's own supervisor; it seeds its demo venue, key, CV account and CV.
+      stack = await startStack(env, 120_000, oldRoot);
+    }, 600_000);
 
-    const applied = JSON.parse(await tool(ROOT, 'migrate.js')) as { applied: Record<string, string[]> };
-    const before = outcomes.length;
-    await waitUntil(() => outcomes.length >= before + 40, 60_000, 'the load going on after the migration');
-    running = false;
-    await load;
+    afterAll(async () => {
+      running = false;
+      await stack?.stop();
+      await adminQuery((client) =>
+        client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(name)} WITH (FORCE)`),
+      );
+    });
 
-    // What the current checkout has that the previous one did not is what was applied, no more.
-    const now = migrationsOf(ROOT);
-    const then = migrationsOf(oldRoot);
-    const expected = Object.fromEntries(
-      Object.entries(now).map(([schema, names]) => [
-        schema,
-        names.filter((m) => !(then[schema] ?? []).includes(m)),
-      ]),
-    );
-    expect(Object.values(expected).flat().length).toBeGreaterThan(0);
-    expect(Object.fromEntries(Object.keys(expected).map((s) => [s, applied.applied[s] ?? []]))).toEqual(
-      expected,
-    );
-    const database = new Client({ connectionString: databaseUrl });
-    await database.connect();
-    const recorded: Record<string, string[]> = {};
-    try {
-      for (const schema of Object.keys(now)) {
-        const result = await database.query<{ name: string }>(
-          `select name from ${quoteIdentifier(schema)}.mikro_orm_migrations order by name`,
-        );
-        recorded[schema] = result.rows.map((row) => row.name.replace(/\.[jt]s$/, ''));
+    const call = async (
+      what: string,
+      url: string,
+      init: RequestInit & { headers: Record<string, string> },
+    ) => {
+      const response = await fetch(url, init);
+      const outcome = { what, status: response.status, body: await response.text() };
+      outcomes.push(outcome);
+      return outcome;
+    };
+
+    /** A POS's create, ready and read; a frontend's list; a CV integration's read of its CV. */
+    async function worker(n: number, cvId: string): Promise<void> {
+      const rest = stack!.restUrl;
+      const tickets = { authorization: `Bearer ${DEMO_TICKET_KEY}`, 'content-type': 'application/json' };
+      for (let i = 0; running; i += 1) {
+        const created = await call('REST create', `${rest}/tickets`, {
+          method: 'POST',
+          headers: { ...tickets, 'idempotency-key': `serving-${n}-${i}-${Date.now()}` },
+          body: JSON.stringify({ external_id: `serving-${n}-${i}-${Date.now()}` }),
+        });
+        if (created.status === 201) {
+          const id = (JSON.parse(created.body) as { id: number }).id;
+          await call('REST ready', `${rest}/tickets/${id}/ready`, { method: 'POST', headers: tickets });
+          await call('REST read', `${rest}/tickets/${id}`, { method: 'GET', headers: tickets });
+        }
+        await call('GraphQL list', stack!.gatewayUrl, {
+          method: 'POST',
+          headers: tickets,
+          body: JSON.stringify({ query: '{ tickets(perPage: 5) { items { id status number } total } }' }),
+        });
+        await call('REST CV read', `${rest}/cvs/${cvId}`, {
+          method: 'GET',
+          headers: { 'x-api-key': DEMO_CV_KEY, accept: 'application/json' },
+        });
+        await new Promise((resolve) => setTimeout(resolve, 30));
       }
-    } finally {
-      await database.end();
     }
-    expect(recorded).toEqual(now);
 
-    const tally: Record<string, number> = {};
-    for (const o of outcomes) tally[`${o.what} ${o.status}`] = (tally[`${o.what} ${o.status}`] ?? 0) + 1;
-    process.stdout.write(
-      `[migrate-while-serving] ${JSON.stringify({ revision, applied: expected, answers: tally })}\n`,
-    );
-    const failed = outcomes.filter(
-      (o) =>
-        ![200, 201].includes(o.status) ||
-        (o.what.startsWith('GraphQL') && (JSON.parse(o.body) as { errors?: unknown }).errors !== undefined),
-    );
-    expect(failed.map((o) => `${o.what} ${o.status} ${o.body.slice(0, 300)}`)).toEqual([]);
-  }, 170_000);
-});
+    it(`applies the current build's new migrations under the build of ${revision.slice(0, 12)} with no failed request`, async () => {
+      const cvs = await fetch(`${stack!.restUrl}/cvs`, { headers: { 'x-api-key': DEMO_CV_KEY } });
+      const cvId = String(((await cvs.json()) as { data: { id: string }[] }).data[0]!.id);
+      const load = Promise.all([worker(1, cvId), worker(2, cvId)]);
+      await waitUntil(() => outcomes.length >= 20, 60_000, 'the load under way');
+
+      const applied = JSON.parse(await tool(ROOT, 'migrate.js')) as { applied: Record<string, string[]> };
+      const before = outcomes.length;
+      await waitUntil(() => outcomes.length >= before + 40, 60_000, 'the load going on after the migration');
+      running = false;
+      await load;
+
+      // What the current checkout has that the previous one did not is what was applied, no more.
+      const now = migrationsOf(ROOT);
+      const then = migrationsOf(oldRoot);
+      const expected = Object.fromEntries(
+        Object.entries(now).map(([schema, names]) => [
+          schema,
+          names.filter((m) => !(then[schema] ?? []).includes(m)),
+        ]),
+      );
+      expect(Object.values(expected).flat().length).toBeGreaterThan(0);
+      expect(Object.fromEntries(Object.keys(expected).map((s) => [s, applied.applied[s] ?? []]))).toEqual(
+        expected,
+      );
+      const database = new Client({ connectionString: databaseUrl });
+      await database.connect();
+      const recorded: Record<string, string[]> = {};
+      try {
+        for (const schema of Object.keys(now)) {
+          const result = await database.query<{ name: string }>(
+            `select name from ${quoteIdentifier(schema)}.mikro_orm_migrations order by name`,
+          );
+          recorded[schema] = result.rows.map((row) => row.name.replace(/\.[jt]s$/, ''));
+        }
+      } finally {
+        await database.end();
+      }
+      expect(recorded).toEqual(now);
+
+      const tally: Record<string, number> = {};
+      for (const o of outcomes) tally[`${o.what} ${o.status}`] = (tally[`${o.what} ${o.status}`] ?? 0) + 1;
+      process.stdout.write(
+        `[migrate-while-serving] ${JSON.stringify({ revision, applied: expected, answers: tally })}\n`,
+      );
+      const failed = outcomes.filter(
+        (o) =>
+          ![200, 201].includes(o.status) ||
+          (o.what.startsWith('GraphQL') && (JSON.parse(o.body) as { errors?: unknown }).errors !== undefined),
+      );
+      expect(failed.map((o) => `${o.what} ${o.status} ${o.body.slice(0, 300)}`)).toEqual([]);
+    }, 170_000);
+  },
+);
