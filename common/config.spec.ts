@@ -1,4 +1,10 @@
-import { ConfigError, DEVELOPMENT_INTERNAL_SECRET, loadConfig, redactUrl } from './config';
+import {
+  ConfigError,
+  DEVELOPMENT_INTERNAL_SECRET,
+  DEVELOPMENT_SECRET_KEY,
+  loadConfig,
+  redactUrl,
+} from './config';
 
 describe('loadConfig', () => {
   it('falls back to the documented defaults when nothing is set', () => {
@@ -65,6 +71,62 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...production, INTERNAL_SECRET: 'short' })).toThrow(/at least 32 characters/);
     const secret = 'k'.repeat(40);
     expect(loadConfig({ ...production, INTERNAL_SECRET: secret }).internalSecret).toBe(secret);
+  });
+
+  it('accepts a secondary secret and webhook key during a rotation, sending and sealing only with the primary', () => {
+    const primary = 'p'.repeat(40);
+    const secondary = 's'.repeat(40);
+    const key = Buffer.alloc(32, 1);
+    const secondaryKey = Buffer.alloc(32, 2);
+    const config = loadConfig({
+      INTERNAL_SECRET: primary,
+      INTERNAL_SECRET_SECONDARY: secondary,
+      WEBHOOK_SECRET_KEY: key.toString('base64'),
+      WEBHOOK_SECRET_KEY_SECONDARY: secondaryKey.toString('base64'),
+    });
+    expect(config.internalSecret).toBe(primary);
+    expect(config.acceptedInternalSecrets).toEqual([primary, secondary]);
+    expect(config.webhooks.secretKey.equals(key)).toBe(true);
+    expect(config.webhooks.secondarySecretKey?.equals(secondaryKey)).toBe(true);
+    const outside = loadConfig({ INTERNAL_SECRET: primary });
+    expect(outside.acceptedInternalSecrets).toEqual([primary]);
+    expect(outside.webhooks.secondarySecretKey).toBeNull();
+  });
+
+  it('holds the secondary values to the rules of the primary and names each slip', () => {
+    const production = {
+      NODE_ENV: 'production',
+      WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+      INTERNAL_SECRET: 'k'.repeat(40),
+    };
+    expect(() => loadConfig({ ...production, INTERNAL_SECRET_SECONDARY: 'short' })).toThrow(
+      /INTERNAL_SECRET_SECONDARY: at least 32 characters/,
+    );
+    expect(() => loadConfig({ ...production, INTERNAL_SECRET_SECONDARY: 'a b'.repeat(20) })).toThrow(
+      /INTERNAL_SECRET_SECONDARY: printable ASCII without spaces/,
+    );
+    expect(() => loadConfig({ ...production, WEBHOOK_SECRET_KEY_SECONDARY: 'c2hvcnQ=' })).toThrow(
+      /WEBHOOK_SECRET_KEY_SECONDARY: must be 32 random bytes/,
+    );
+    expect(() =>
+      loadConfig({ ...production, INTERNAL_SECRET_SECONDARY: DEVELOPMENT_INTERNAL_SECRET }),
+    ).toThrow(/INTERNAL_SECRET_SECONDARY: the development value is public/);
+    expect(() => loadConfig({ ...production, WEBHOOK_SECRET_KEY: DEVELOPMENT_SECRET_KEY })).toThrow(
+      /WEBHOOK_SECRET_KEY: the development value is public/,
+    );
+    expect(() => loadConfig({ ...production, WEBHOOK_SECRET_KEY_SECONDARY: DEVELOPMENT_SECRET_KEY })).toThrow(
+      /WEBHOOK_SECRET_KEY_SECONDARY: the development value is public/,
+    );
+    expect(() =>
+      loadConfig({ ...production, INTERNAL_SECRET_SECONDARY: production.INTERNAL_SECRET }),
+    ).toThrow(/INTERNAL_SECRET_SECONDARY: the same as INTERNAL_SECRET/);
+    // The same 32 bytes, spelt without base64 padding, are still the same key.
+    expect(() =>
+      loadConfig({
+        ...production,
+        WEBHOOK_SECRET_KEY_SECONDARY: production.WEBHOOK_SECRET_KEY.replace(/=+$/, ''),
+      }),
+    ).toThrow(/WEBHOOK_SECRET_KEY_SECONDARY: the same as WEBHOOK_SECRET_KEY/);
   });
 
   it('trusts no proxy unless TRUSTED_PROXIES names some, as addresses or CIDR ranges', () => {

@@ -41,7 +41,7 @@ const schedule = z.string().transform((value, ctx) => {
 const flag = z.enum(['true', 'false']).transform((value) => value === 'true');
 
 /** Only for development and tests: production must bring its own WEBHOOK_SECRET_KEY. */
-const DEVELOPMENT_SECRET_KEY = Buffer.alloc(32, 'nida-development-only-secret-key').toString('base64');
+export const DEVELOPMENT_SECRET_KEY = Buffer.alloc(32, 'nida-development-only-secret-key').toString('base64');
 
 /**
  * Only for development and tests: the credential subgraphs require of their callers. `npm start`
@@ -52,6 +52,11 @@ export const DEVELOPMENT_INTERNAL_SECRET = 'nida-development-only-internal-secre
 const secretKey = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, {
   message: 'must be 32 random bytes in base64 (openssl rand -base64 32)',
 });
+
+const internalSecret = z
+  .string()
+  .min(32, 'at least 32 characters (openssl rand -base64 32)')
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces, as it travels in a header');
 
 /** Every setting of every process, read once from the environment at start. */
 const configSchema = z.object({
@@ -124,11 +129,9 @@ const configSchema = z.object({
   WEBHOOK_TIMEOUT_MS: duration.default(10_000),
   WEBHOOK_ALLOW_INSECURE: flag.default(false),
   WEBHOOK_SECRET_KEY: secretKey.optional(),
-  INTERNAL_SECRET: z
-    .string()
-    .min(32, 'at least 32 characters (openssl rand -base64 32)')
-    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces, as it travels in a header')
-    .optional(),
+  WEBHOOK_SECRET_KEY_SECONDARY: secretKey.optional(),
+  INTERNAL_SECRET: internalSecret.optional(),
+  INTERNAL_SECRET_SECONDARY: internalSecret.optional(),
   SMS_DRIVER: z.enum(['log', 'http']).default('log'),
   SMS_HTTP_URL: httpUrl.optional(),
   SMS_HTTP_TOKEN: z.string().min(1).optional(),
@@ -216,6 +219,11 @@ export interface Config {
    * gateway does not count again a request the REST adapter has already counted.
    */
   internalSecret: string;
+  /**
+   * What a process accepts as the credential (and as an export link's key): `internalSecret`
+   * first, and during a rotation INTERNAL_SECRET_SECONDARY. Only `internalSecret` is ever sent.
+   */
+  acceptedInternalSecrets: readonly string[];
   /** What one GraphQL operation may ask of the gateway, checked before it is planned. */
   graphqlLimits: {
     maxDepth: number;
@@ -243,8 +251,13 @@ export interface Config {
     timeoutMs: number;
     /** http:// and private or local addresses, for development and tests only. */
     allowInsecure: boolean;
-    /** AES-256-GCM key that seals endpoint secrets at rest. */
+    /** AES-256-GCM key that seals endpoint secrets at rest, and opens them. */
     secretKey: Buffer;
+    /**
+     * During a rotation only (WEBHOOK_SECRET_KEY_SECONDARY): a key that also opens sealed secrets
+     * and never seals one.
+     */
+    secondarySecretKey: Buffer | null;
   };
   /** Web Push to customers' pages in the background; null when no VAPID keys are configured. */
   push: { publicKey: string; privateKey: string; subject: string } | null;
@@ -265,6 +278,53 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * The rules a rotated secret keeps: production brings its own primary and never a public
+ * development value in either slot; a secondary equal to its primary is a slip of the operator's
+ * (a rotation that would change nothing), named before a roll goes on with it.
+ */
+function rotationProblems(raw: RawConfig): string[] {
+  const problems: string[] = [];
+  const production = raw.NODE_ENV === 'production';
+  const pairs = [
+    {
+      name: 'WEBHOOK_SECRET_KEY',
+      primary: raw.WEBHOOK_SECRET_KEY,
+      secondary: raw.WEBHOOK_SECRET_KEY_SECONDARY,
+      development: DEVELOPMENT_SECRET_KEY,
+      // The same 32 bytes may be spelt in base64 more than one way.
+      spelling: (value: string) => Buffer.from(value, 'base64').toString('base64'),
+    },
+    {
+      name: 'INTERNAL_SECRET',
+      primary: raw.INTERNAL_SECRET,
+      secondary: raw.INTERNAL_SECRET_SECONDARY,
+      development: DEVELOPMENT_INTERNAL_SECRET,
+      spelling: (value: string) => value,
+    },
+  ];
+  for (const { name, primary, secondary, development, spelling } of pairs) {
+    const same = (a: string | undefined, b: string) => a !== undefined && spelling(a) === spelling(b);
+    if (production && primary === undefined) {
+      problems.push(`${name}: required in production (openssl rand -base64 32)`);
+    }
+    for (const [variable, value] of [
+      [name, primary],
+      [`${name}_SECONDARY`, secondary],
+    ] as const) {
+      if (production && same(value, development)) {
+        problems.push(`${variable}: the development value is public; generate one (openssl rand -base64 32)`);
+      }
+    }
+    if (same(secondary, primary ?? development)) {
+      problems.push(
+        `${name}_SECONDARY: the same as ${name}; give the other value of the rotation, or leave it unset`,
+      );
+    }
+  }
+  return problems;
+}
+
 /** Validates the environment; throws a ConfigError listing every bad variable at once. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means "not set", so `FOO= npm start` falls back to the default.
@@ -281,16 +341,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(problems);
   }
   const raw = parsed.data;
-  const problems: string[] = [];
-  if (raw.NODE_ENV === 'production' && raw.WEBHOOK_SECRET_KEY === undefined) {
-    problems.push('WEBHOOK_SECRET_KEY: required in production (openssl rand -base64 32)');
-  }
-  if (raw.NODE_ENV === 'production' && raw.INTERNAL_SECRET === undefined) {
-    problems.push('INTERNAL_SECRET: required in production (openssl rand -base64 32)');
-  }
-  if (raw.NODE_ENV === 'production' && raw.INTERNAL_SECRET === DEVELOPMENT_INTERNAL_SECRET) {
-    problems.push('INTERNAL_SECRET: the development value is public; generate one (openssl rand -base64 32)');
-  }
+  const problems = rotationProblems(raw);
   if (raw.SMS_DRIVER === 'http' && raw.SMS_HTTP_URL === undefined) {
     problems.push('SMS_HTTP_URL: required when SMS_DRIVER is http');
   }
@@ -344,6 +395,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxOperationsPerSocket: raw.LIVE_MAX_OPERATIONS_PER_SOCKET,
     },
     internalSecret: raw.INTERNAL_SECRET ?? DEVELOPMENT_INTERNAL_SECRET,
+    acceptedInternalSecrets: [
+      raw.INTERNAL_SECRET ?? DEVELOPMENT_INTERNAL_SECRET,
+      ...(raw.INTERNAL_SECRET_SECONDARY === undefined ? [] : [raw.INTERNAL_SECRET_SECONDARY]),
+    ],
     graphqlLimits: {
       maxDepth: raw.GRAPHQL_MAX_DEPTH,
       maxAliases: raw.GRAPHQL_MAX_ALIASES,
@@ -364,6 +419,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: raw.WEBHOOK_TIMEOUT_MS,
       allowInsecure: raw.WEBHOOK_ALLOW_INSECURE,
       secretKey: Buffer.from(raw.WEBHOOK_SECRET_KEY ?? DEVELOPMENT_SECRET_KEY, 'base64'),
+      secondarySecretKey:
+        raw.WEBHOOK_SECRET_KEY_SECONDARY === undefined
+          ? null
+          : Buffer.from(raw.WEBHOOK_SECRET_KEY_SECONDARY, 'base64'),
     },
     push:
       raw.VAPID_PUBLIC_KEY !== undefined && raw.VAPID_PRIVATE_KEY !== undefined

@@ -11,12 +11,23 @@ export const INTERNAL_CREDENTIAL_HEADER = 'x-internal-credential';
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
- * Whether a presented value is the platform's secret, in time that does not depend on where the
- * two differ: both sides are hashed first, so the comparison is always of 32 bytes.
+ * Whether a presented value is one of the platform's accepted secrets (the primary, and during a
+ * rotation the previous one: docs/OPERATIONS.md "Rotating secrets"), in time that does not depend
+ * on where they differ: both sides are hashed first, so each comparison is of 32 bytes, and every
+ * accepted value is compared, so the time does not tell which one matched either.
  */
-export function internalCredentialCheck(secret: string): (presented: string | undefined) => boolean {
-  const expected = digest(secret);
-  return (presented) => presented !== undefined && timingSafeEqual(digest(presented), expected);
+export function internalCredentialCheck(
+  accepted: string | readonly string[],
+): (presented: string | undefined) => boolean {
+  const expected = (typeof accepted === 'string' ? [accepted] : accepted).map(digest);
+  if (expected.length === 0) throw new Error('internalCredentialCheck needs at least one accepted secret');
+  return (presented) => {
+    if (presented === undefined) return false;
+    const given = digest(presented);
+    let matched = false;
+    for (const value of expected) matched = timingSafeEqual(given, value) || matched;
+    return matched;
+  };
 }
 
 /** The headers that carry the platform's credential on a call to one of its own processes. */
@@ -39,8 +50,8 @@ export const NOT_THE_PLATFORM = {
  * a subgraph's `_service` and `_entities` (and the `@inaccessible` mutations billing serves to the
  * cv subgraph) would otherwise answer whoever reaches its port.
  */
-export function requireInternalCredential(secret: string): RequestHandler {
-  const isPlatform = internalCredentialCheck(secret);
+export function requireInternalCredential(accepted: string | readonly string[]): RequestHandler {
+  const isPlatform = internalCredentialCheck(accepted);
   return (req, res, next) => {
     const presented = req.headers[INTERNAL_CREDENTIAL_HEADER];
     if (isPlatform(Array.isArray(presented) ? presented[0] : presented)) {

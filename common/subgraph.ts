@@ -186,7 +186,11 @@ export async function startSubgraph(
     },
     HEADER_LIMITS.subgraph,
   );
-  service.app.use('/graphql', nameRoute('/graphql'), requireInternalCredential(config.internalSecret));
+  service.app.use(
+    '/graphql',
+    nameRoute('/graphql'),
+    requireInternalCredential(config.acceptedInternalSecrets),
+  );
   mountGraphQL(
     service,
     apollo,

@@ -98,7 +98,7 @@ async function startGraph(
     policies: ratePolicies(config),
     credentials: new KnownCredentials(redis, config.redisPrefix),
     runQuery: (...args) => runQuery(...args),
-    internalSecret: config.internalSecret,
+    acceptedInternalSecrets: config.acceptedInternalSecrets,
     logger,
     refused: (door, decision) => metrics.rateLimitedBy(door, decision),
   });

@@ -48,7 +48,8 @@ export interface GatewayRateLimitOptions {
   policies: ReturnType<typeof ratePolicies>;
   credentials: KnownCredentials;
   runQuery: RunQuery;
-  internalSecret: string;
+  /** The platform's credential as this process accepts it (the primary, and a secondary mid-rotation). */
+  acceptedInternalSecrets: readonly string[];
   logger: Logger;
   /** Told of every refusal, by door and the decision that refused (the metrics count them). */
   refused?: (door: 'graphql' | 'live', decision: RateDecision) => void;
@@ -82,7 +83,7 @@ export class GatewayRateLimits {
   private readonly isPlatform: (presented: string | undefined) => boolean;
 
   constructor(private readonly options: GatewayRateLimitOptions) {
-    this.isPlatform = internalCredentialCheck(options.internalSecret);
+    this.isPlatform = internalCredentialCheck(options.acceptedInternalSecrets);
   }
 
   /** Reports a refusal made with this door's decisions elsewhere (the live server's admission). */

@@ -124,6 +124,9 @@ function sampleSecret(): Record<string, string> {
     REDIS_URL: 'redis://:sample-password@redis.example:6379',
     INTERNAL_SECRET: randomBytes(32).toString('base64'),
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('base64'),
+    // A rotation in progress: the other value of each, which the processes must accept.
+    INTERNAL_SECRET_SECONDARY: randomBytes(32).toString('base64'),
+    WEBHOOK_SECRET_KEY_SECONDARY: randomBytes(32).toString('base64'),
     SMTP_URL: 'smtp://nida:sample-password@mail.example:587',
     SMS_HTTP_TOKEN: randomBytes(16).toString('hex'),
     VAPID_PUBLIC_KEY: vapid.publicKey,

@@ -56,12 +56,14 @@ export function exportLinkUrl(publicBaseUrl: string, internalSecret: string, lin
 }
 
 /**
- * Whether a presented link was signed by the platform and is still within its time. The
- * signature is compared in constant time; an expiry further ahead than any signer sets is refused
- * too, so no link outlives EXPORT_LINK_SECONDS even if the rule that signs changes.
+ * Whether a presented link was signed by the platform and is still within its time. `accepted`
+ * is the primary secret and, during a rotation, the secondary: a link signed just before a process
+ * changed its primary still opens for its minute. The signature is compared in constant time with
+ * each; an expiry further ahead than any signer sets is refused too, so no link outlives
+ * EXPORT_LINK_SECONDS even if the rule that signs changes.
  */
 export function checkExportLink(
-  internalSecret: string,
+  accepted: string | readonly string[],
   presented: PresentedExportLink,
   nowMs: number = Date.now(),
 ): ExportLinkVerdict {
@@ -74,10 +76,13 @@ export function checkExportLink(
     accountId: presented.accountId,
     expires: Number(presented.expires),
   };
-  const expected = Buffer.from(signExportLink(internalSecret, link));
   const given = Buffer.from(presented.signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected))
-    return { ok: false, reason: 'invalid' };
+  let signed = false;
+  for (const secret of typeof accepted === 'string' ? [accepted] : accepted) {
+    const expected = Buffer.from(signExportLink(secret, link));
+    signed = (given.length === expected.length && timingSafeEqual(given, expected)) || signed;
+  }
+  if (!signed) return { ok: false, reason: 'invalid' };
   const now = Math.floor(nowMs / 1000);
   if (link.expires > now + EXPORT_LINK_SECONDS + CLOCK_SKEW_SECONDS) return { ok: false, reason: 'invalid' };
   if (link.expires < now) return { ok: false, reason: 'expired' };

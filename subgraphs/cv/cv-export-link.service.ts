@@ -14,7 +14,10 @@ import type { CvService } from './cv.service';
 /** Where links point and what signs them. */
 export interface ExportLinkSettings {
   publicBaseUrl: string;
+  /** Signs every link. */
   internalSecret: string;
+  /** Open a link: the signing secret and, during a rotation, the secondary one. */
+  acceptedInternalSecrets: readonly string[];
 }
 
 /**
@@ -53,7 +56,7 @@ export class CvExportLinkService {
     presented: { id: string; format: ExportLinkFormat; account: string; expires: string; signature: string },
     requestId?: string,
   ): Promise<CvExport> {
-    const verdict = checkExportLink(this.settings.internalSecret, {
+    const verdict = checkExportLink(this.settings.acceptedInternalSecrets, {
       cvId: presented.id,
       format: presented.format,
       accountId: presented.account,

@@ -157,6 +157,7 @@ export const cvSubgraph: SubgraphDefinition = {
     const links = new CvExportLinkService(language, cvs, accounts, exports, {
       publicBaseUrl: scope.config.publicBaseUrl,
       internalSecret: scope.config.internalSecret,
+      acceptedInternalSecrets: scope.config.acceptedInternalSecrets,
     });
     return [
       accountResolverOf(scope, language, services, access),

@@ -1,4 +1,5 @@
-import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
+import { ConflictError } from '../../common/errors';
+import { UsageError, type CliContext, type CommandSpec, type FlagValues } from '../../common/cli';
 import { JobQueues, parseEvents, WebhookEndpointService } from '../../subgraphs/tickets/events';
 import { WEBHOOK_EVENTS } from '../../subgraphs/tickets/tickets';
 import { auditVenue } from './venue-audit';
@@ -66,6 +67,32 @@ export const webhookCommands: CommandSpec[] = [
       const rotated = await webhooks.rotateSecret(id(flags, 'id'));
       await auditVenue(context, venueId, 'webhook.secret_rotated', `webhook:${rotated.id}`);
       return rotated;
+    },
+  },
+  {
+    noun: 'webhook',
+    verb: 'reseal',
+    summary:
+      'Seals every endpoint secret under WEBHOOK_SECRET_KEY that is still under WEBHOOK_SECRET_KEY_SECONDARY (key rotation, step 2).',
+    flags: {
+      batch: { description: 'Endpoints read and rewritten per batch (default 500).', type: 'integer' },
+    },
+    async run(flags, context) {
+      if (context.config.webhooks.secondarySecretKey === null) {
+        throw new UsageError(
+          'webhook reseal: WEBHOOK_SECRET_KEY_SECONDARY is not set; run it with the key being retired there (docs/OPERATIONS.md "Rotating secrets")',
+        );
+      }
+      const batch = (flags.batch as number | undefined) ?? 500;
+      if (batch < 1) throw new UsageError('webhook reseal: --batch must be at least 1');
+      const report = await (await endpoints(context)).resealSecrets(batch);
+      if (report.unopenable.length > 0) {
+        // Dropping the secondary key now would silence these endpoints for good.
+        throw new ConflictError(
+          `neither key opens the secrets of endpoints ${report.unopenable.join(', ')}; keep WEBHOOK_SECRET_KEY_SECONDARY and find the key that sealed them, or give those endpoints a new secret with webhook rotate-secret (${JSON.stringify(report)})`,
+        );
+      }
+      return report;
     },
   },
   {

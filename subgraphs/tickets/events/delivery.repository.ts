@@ -388,6 +388,27 @@ export class DeliveryRepository {
     return rows.length > 0;
   }
 
+  /** Up to `limit` endpoints' sealed secrets after `afterId` in id order, deleted ones too: a reseal's batch. */
+  sealedSecretsAfter(afterId: number, limit: number): Promise<{ id: string; secret_sealed: Buffer }[]> {
+    return this.em.execute<{ id: string; secret_sealed: Buffer }[]>(
+      'select id, secret_sealed from tickets.webhook_endpoints where id > ? order by id limit ?',
+      [afterId, limit],
+    );
+  }
+
+  /**
+   * Replaces a sealed secret with the same secret sealed anew, only if it is still the one read:
+   * a `rotate-secret` in between wins, and the reseal writes nothing over it.
+   */
+  async resealSecret(id: number, read: Buffer, resealed: Buffer): Promise<boolean> {
+    const rows = await this.em.execute<{ id: string }[]>(
+      `update tickets.webhook_endpoints set secret_sealed = ?
+        where id = ? and secret_sealed = ? returning id`,
+      [resealed, id, read],
+    );
+    return rows.length > 0;
+  }
+
   /** Whether the endpoint exists, deleted or not. */
   async endpointExists(id: number): Promise<boolean> {
     const [endpoint] = await this.em.execute<{ id: string }[]>(

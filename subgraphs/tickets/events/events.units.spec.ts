@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { parseSchedule } from '../../../common/config';
-import { seal, unseal } from './secret-box';
+import { seal, unseal, unsealWithEither } from './secret-box';
 import { parseEvents } from './webhook-events';
 import { checkWebhookUrlForm, isPublicAddress } from '../../../common/outbound-url';
 import { retryDelayMs } from './delivery-rows';
@@ -47,6 +47,24 @@ describe('webhook building blocks', () => {
     const altered = Buffer.from(sealed);
     altered[14] = (altered[14] ?? 0) ^ 1;
     expect(() => unseal(key, altered)).toThrow();
+  });
+
+  it('opens a secret sealed under either key of a rotation and says whether it is under the sealing one', () => {
+    const previous = randomBytes(32);
+    const next = randomBytes(32);
+    const underPrevious = seal(previous, 'whsec_old');
+    const underNext = seal(next, 'whsec_new');
+    const rolling = { secretKey: next, secondarySecretKey: previous };
+    expect(unsealWithEither(rolling, underPrevious)).toEqual({ secret: 'whsec_old', current: false });
+    expect(unsealWithEither(rolling, underNext)).toEqual({ secret: 'whsec_new', current: true });
+    // Roll 1: the new key only opens, the old one still seals.
+    expect(unsealWithEither({ secretKey: previous, secondarySecretKey: next }, underPrevious)).toEqual({
+      secret: 'whsec_old',
+      current: true,
+    });
+    // Roll 3, the old key dropped: what it sealed no longer opens; the reseal is what prevents that.
+    expect(() => unsealWithEither({ secretKey: next, secondarySecretKey: null }, underPrevious)).toThrow();
+    expect(() => unsealWithEither(rolling, seal(randomBytes(32), 'whsec_other'))).toThrow();
   });
 
   it('reads retry schedules and repeats the last wait once they run out', () => {

@@ -23,3 +23,23 @@ export function unseal(key: Buffer, sealed: Buffer): string {
     decipher.final(),
   ]).toString('utf8');
 }
+
+/** The keys of a rotation: `secretKey` seals; `secondarySecretKey`, while set, also opens. */
+export interface SealingKeys {
+  secretKey: Buffer;
+  secondarySecretKey: Buffer | null;
+}
+
+/**
+ * Opens a secret sealed under either key of a rotation (docs/OPERATIONS.md "Rotating secrets"),
+ * the sealing key first since after a reseal nearly every secret is under it; `current` says
+ * whether it was, which is what the reseal asks. Throws when neither key opens it.
+ */
+export function unsealWithEither(keys: SealingKeys, sealed: Buffer): { secret: string; current: boolean } {
+  try {
+    return { secret: unseal(keys.secretKey, sealed), current: true };
+  } catch (error) {
+    if (keys.secondarySecretKey === null) throw error;
+    return { secret: unseal(keys.secondarySecretKey, sealed), current: false };
+  }
+}

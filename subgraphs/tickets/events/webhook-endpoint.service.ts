@@ -7,7 +7,7 @@ import type { WebhookEvent } from '../tickets';
 import { VenueService } from '../venues';
 import { DeliveryRepository, type DeliveryLogRow, type EndpointRow } from './delivery.repository';
 import { QueueUnavailableError, type JobQueues } from './job-queues';
-import { seal } from './secret-box';
+import { seal, unsealWithEither } from './secret-box';
 import { DEFAULT_ENDPOINT_EVENTS } from './webhook-events';
 import { pingBody } from './webhook-body';
 import { checkWebhookUrlForm, UnsafeWebhookUrlError, vetWebhookHost } from '../../../common/outbound-url';
@@ -31,6 +31,17 @@ export interface DeliveryJson {
   next_attempt_at: string | null;
   created_at: string;
   attempt_log: DeliveryLogRow['attempt_log'];
+}
+
+/** What a reseal did, endpoint by endpoint; `unopenable` names secrets neither key opens. */
+export interface ResealReport {
+  checked: number;
+  resealed: number;
+  /** Already sealed under WEBHOOK_SECRET_KEY. */
+  current: number;
+  /** Replaced (a `rotate-secret`, sealed under the current key) between the read and the write. */
+  changedMeanwhile: number;
+  unopenable: number[];
 }
 
 /** Raw SQL through MikroORM hands timestamps over as text. */
@@ -142,6 +153,39 @@ export class WebhookEndpointService {
     const replaced = await this.deliveryRows.replaceSecret(id, seal(this.config.webhooks.secretKey, secret));
     if (!replaced) throw endpointNotFound(id);
     return { id, secret };
+  }
+
+  /**
+   * Seals again under WEBHOOK_SECRET_KEY every endpoint secret still sealed under the secondary
+   * key: step 2 of a key rotation, before the old key is dropped. Batched and idempotent, and safe
+   * while the platform serves: each row is rewritten only if unchanged since read, and every
+   * process of the roll opens both sealings. A secret neither key opens is reported, not changed.
+   */
+  async resealSecrets(batchSize = 500): Promise<ResealReport> {
+    const report: ResealReport = { checked: 0, resealed: 0, current: 0, changedMeanwhile: 0, unopenable: [] };
+    for (let after = 0; ;) {
+      const batch = await this.deliveryRows.sealedSecretsAfter(after, batchSize);
+      if (batch.length === 0) return report;
+      for (const row of batch) {
+        const id = Number(row.id);
+        report.checked += 1;
+        let opened: { secret: string; current: boolean };
+        try {
+          opened = unsealWithEither(this.config.webhooks, row.secret_sealed);
+        } catch {
+          report.unopenable.push(id);
+          continue;
+        }
+        if (opened.current) {
+          report.current += 1;
+          continue;
+        }
+        const resealed = seal(this.config.webhooks.secretKey, opened.secret);
+        if (await this.deliveryRows.resealSecret(id, row.secret_sealed, resealed)) report.resealed += 1;
+        else report.changedMeanwhile += 1;
+      }
+      after = Number(batch[batch.length - 1]!.id);
+    }
   }
 
   /** The endpoint's latest deliveries (at most 100), newest first, each with every attempt. */

@@ -18,7 +18,7 @@ import type { EventsMetrics } from './events-metrics';
 import type { JobQueues } from './job-queues';
 import { DeliveryRowWorker, MAX_RETRIES, retryDelayMs, WEBHOOK_ROWS } from './delivery-rows';
 import type { ClaimedDelivery, DeliveryRepository } from './delivery.repository';
-import { unseal } from './secret-box';
+import { unsealWithEither } from './secret-box';
 import {
   checkWebhookUrlForm,
   postToVetted,
@@ -111,7 +111,7 @@ export class WebhookWorker extends DeliveryRowWorker {
   }
 
   private async send(delivery: ClaimedDelivery): Promise<PostOutcome> {
-    const { allowInsecure, timeoutMs, secretKey } = this.config.webhooks;
+    const { allowInsecure, timeoutMs } = this.config.webhooks;
     let url: URL;
     let target: { address: string; family: number };
     try {
@@ -121,7 +121,7 @@ export class WebhookWorker extends DeliveryRowWorker {
       return { statusCode: null, error: (error as Error).message };
     }
     const timestamp = Math.floor(Date.now() / 1000);
-    const secret = unseal(secretKey, delivery.secret_sealed);
+    const { secret } = unsealWithEither(this.config.webhooks, delivery.secret_sealed);
     const headers = {
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(delivery.body)),

@@ -1,0 +1,359 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig, type Config } from '../../common/config';
+import { EXPORTS_PER_MINUTE } from '../../contracts/cv/export.limits';
+import { unseal } from '../../subgraphs/tickets/events/secret-box';
+import { createTestDatabase, testConfig, type TestDatabase } from '../support/database';
+import { LoadBalancer } from '../support/load-balancer';
+import {
+  admin,
+  newCvAccount,
+  newTicketBranch,
+  platformEnv,
+  platformTemplateId,
+  type CvAccount,
+  type TicketBranch,
+} from '../support/platform';
+import { freePorts, startProcess, type PlatformProcess } from '../support/processes';
+import { waitUntil } from '../support/wait';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * The processes this file rolls, one replica each at rest and two during its own roll. The cv
+ * subgraph serves export links in HTML, which need no Chromium; identity takes no part.
+ */
+const PROCESSES = {
+  cv: { script: 'subgraphs/cv/main.js', portVariable: 'CV_PORT', balanced: true },
+  billing: { script: 'subgraphs/billing/main.js', portVariable: 'BILLING_PORT', balanced: true },
+  tickets: { script: 'subgraphs/tickets/main.js', portVariable: 'TICKETS_PORT', balanced: true },
+  events: { script: 'subgraphs/tickets/events/main.js', portVariable: 'EVENTS_PORT', balanced: false },
+  gateway: { script: 'gateway/main.js', portVariable: 'GATEWAY_PORT', balanced: true },
+  adapter: { script: 'rest-adapter/main.js', portVariable: 'REST_PORT', balanced: true },
+} as const;
+
+type ProcessName = keyof typeof PROCESSES;
+
+/** The values of one rotation: the old and the new of each secret. */
+const OLD_SECRET = randomBytes(32).toString('base64url');
+const NEW_SECRET = randomBytes(32).toString('base64url');
+const OLD_KEY = randomBytes(32).toString('base64');
+const NEW_KEY = randomBytes(32).toString('base64');
+
+/** docs/OPERATIONS.md "Rotating secrets": what every process runs with at rest and after each roll. */
+const PHASES = {
+  before: { INTERNAL_SECRET: OLD_SECRET, WEBHOOK_SECRET_KEY: OLD_KEY },
+  'roll 1: the new values accepted': {
+    INTERNAL_SECRET: OLD_SECRET,
+    INTERNAL_SECRET_SECONDARY: NEW_SECRET,
+    WEBHOOK_SECRET_KEY: OLD_KEY,
+    WEBHOOK_SECRET_KEY_SECONDARY: NEW_KEY,
+  },
+  'roll 2: the new values primary': {
+    INTERNAL_SECRET: NEW_SECRET,
+    INTERNAL_SECRET_SECONDARY: OLD_SECRET,
+    WEBHOOK_SECRET_KEY: NEW_KEY,
+    WEBHOOK_SECRET_KEY_SECONDARY: OLD_KEY,
+  },
+  'roll 3: the old values dropped': { INTERNAL_SECRET: NEW_SECRET, WEBHOOK_SECRET_KEY: NEW_KEY },
+} as const;
+
+type Phase = keyof typeof PHASES;
+
+/** One answer a client got while the processes rolled. */
+interface Outcome {
+  what: string;
+  status: number;
+  body: string;
+}
+
+/** Every answer that is not what the call exists to get, as the client would log it. */
+const failures = (outcomes: Outcome[]) =>
+  outcomes.filter((o) => {
+    if (o.status !== 200 && o.status !== 201) return true;
+    return (
+      o.what.startsWith('GraphQL') && (JSON.parse(o.body) as { errors?: unknown[] }).errors !== undefined
+    );
+  });
+
+describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling restart', () => {
+  let database: TestDatabase;
+  let balancer: LoadBalancer;
+  let base: Config;
+  let branch: TicketBranch;
+  /** CV accounts, each with one CV, taken in turn to stay under EXPORTS_PER_MINUTE each. */
+  const cvs: { account: CvAccount; cvId: string }[] = [];
+  const running = {} as Record<ProcessName, { process: PlatformProcess; port: number }>;
+  /** One receiver per endpoint, each added under a different phase (so sealed under a different key). */
+  const receivers: { receiver: WebhookReceiver; endpointId: number; since: number; addedIn: Phase }[] = [];
+  const outcomes: Outcome[] = [];
+  /** Tickets readied, with when the ready was asked: each must reach every endpoint that existed then. */
+  const readied: { id: number; at: number }[] = [];
+  let loadRunning = true;
+  let load: Promise<void[]> | undefined;
+
+  const envOf = (phase: Phase, name: ProcessName, port: number): NodeJS.ProcessEnv =>
+    platformEnv(base, {
+      ...PHASES[phase],
+      [PROCESSES[name].portVariable]: String(port),
+      TICKETS_SUBGRAPH_URL: balancer.url('tickets'),
+      BILLING_SUBGRAPH_URL: balancer.url('billing'),
+      GATEWAY_URL: balancer.url('gateway'),
+      CV_SUBGRAPH_URL: balancer.url('cv'),
+      // Nothing here signs a person in; the identity subgraph's URL only has to be valid.
+      IDENTITY_SUBGRAPH_URL: 'http://127.0.0.1:9/graphql',
+      WEBHOOK_ALLOW_INSECURE: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '500ms',
+      TICKETS_RATE_LIMIT: '1000000',
+      CV_RATE_LIMIT: '1000000',
+      PUBLIC_RATE_LIMIT: '1000000',
+      PUBLIC_WRITE_RATE_LIMIT: '1000000',
+      SHUTDOWN_TIMEOUT_MS: '5000',
+    });
+
+  /** The admin CLI as an operator runs it with the environment of `phase`. */
+  const adminConfig = (phase: Phase): Config =>
+    loadConfig({ ...envOf(phase, 'tickets', 0), LOG_LEVEL: 'silent' });
+
+  const start = async (name: ProcessName, phase: Phase, port: number) =>
+    startProcess(PROCESSES[name].script, envOf(phase, name, port), `http://127.0.0.1:${port}/readyz`, 60_000);
+
+  /** A surge roll of one process: the new replica serves before the old one stops. */
+  async function roll(name: ProcessName, phase: Phase): Promise<void> {
+    const [port] = (await freePorts(1)) as [number];
+    const next = await start(name, phase, port);
+    if (PROCESSES[name].balanced) await balancer.replace(name, port);
+    await running[name].process.stop();
+    running[name] = { process: next, port };
+  }
+
+  async function addReceiver(phase: Phase): Promise<void> {
+    const receiver = new WebhookReceiver();
+    const hook = await admin<{ id: number; secret: string }>(
+      adminConfig(phase),
+      'webhook',
+      'create',
+      '--venue',
+      String(branch.venueId),
+      '--url',
+      await receiver.start(),
+      '--events',
+      'ticket.ready',
+    );
+    receiver.secret = hook.secret;
+    receivers.push({ receiver, endpointId: hook.id, since: Date.now(), addedIn: phase });
+  }
+
+  /** One client call; `key` is the branch's key unless the call carries its own credential (or none). */
+  const call = async (
+    what: string,
+    url: string,
+    init: RequestInit = {},
+    key: 'branch' | 'own' = 'branch',
+  ): Promise<Outcome> => {
+    const response = await fetch(url, {
+      ...init,
+      headers: {
+        ...(key === 'branch' ? { authorization: `Bearer ${branch.key}` } : {}),
+        'content-type': 'application/json',
+        ...init.headers,
+      },
+    });
+    const outcome = { what, status: response.status, body: await response.text() };
+    outcomes.push(outcome);
+    return outcome;
+  };
+
+  /** A POS's day: create, ready (a webhook), read back; and a frontend's list over GraphQL. */
+  async function posWorker(worker: number): Promise<void> {
+    const rest = balancer.url('adapter', '/api/v1');
+    for (let n = 0; loadRunning; n += 1) {
+      const created = await call('REST create', `${rest}/tickets`, {
+        method: 'POST',
+        headers: { 'idempotency-key': `rotation-${worker}-${n}-${Date.now()}` },
+        body: JSON.stringify({ external_id: `order-${worker}-${n}-${Date.now()}` }),
+      });
+      if (created.status === 201) {
+        const id = (JSON.parse(created.body) as { id: number }).id;
+        const at = Date.now();
+        if ((await call('REST ready', `${rest}/tickets/${id}/ready`, { method: 'POST' })).status === 200) {
+          readied.push({ id, at });
+        }
+        await call('REST read', `${rest}/tickets/${id}`);
+      }
+      await call('GraphQL list', balancer.url('gateway'), {
+        method: 'POST',
+        body: JSON.stringify({ query: '{ tickets(perPage: 5) { items { id status } total } }' }),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+  }
+
+  /**
+   * A web app's download: a link made by one cv replica (signed with its primary secret) and
+   * followed through the adapter, which any replica may check, mid-roll included.
+   */
+  async function cvWorker(): Promise<void> {
+    for (let n = 0; loadRunning; n += 1) {
+      const { account, cvId } = cvs[n % cvs.length]!;
+      const made = await call(
+        'GraphQL cvExportUrl',
+        balancer.url('gateway'),
+        {
+          method: 'POST',
+          headers: { 'x-api-key': account.key },
+          body: JSON.stringify({
+            query: 'query ($id: ID!) { cvExportUrl(id: $id, format: HTML) { url } }',
+            variables: { id: cvId },
+          }),
+        },
+        'own',
+      );
+      const url = (JSON.parse(made.body) as { data?: { cvExportUrl?: { url: string } } }).data?.cvExportUrl
+        ?.url;
+      if (url !== undefined) {
+        const link = new URL(url);
+        await call('REST CV link', `${balancer.url('adapter', link.pathname)}${link.search}`, {}, 'own');
+      }
+      // Under the per-account export limit whatever the window: each account about 8 a minute.
+      await new Promise((resolve) => setTimeout(resolve, 60_000 / (EXPORTS_PER_MINUTE - 2) / cvs.length));
+    }
+  }
+
+  /** Every ready asked after an endpoint existed reached it, signed with the secret it was given. */
+  async function expectEveryWebhookSigned(): Promise<void> {
+    const expected = [...readied];
+    for (const { receiver, endpointId, since, addedIn } of receivers) {
+      const due = expected.filter((r) => r.at > since).map((r) => r.id);
+      const missing = () => {
+        const got = new Set(receiver.received.map((h) => Number(h.json.data.ticket.id)));
+        return due.filter((id) => !got.has(id));
+      };
+      await waitUntil(
+        () => missing().length === 0,
+        90_000,
+        `webhooks to the endpoint added ${addedIn}`,
+      ).catch(async (error: Error) => {
+        // Where the missing ones are, for reading a failure: never relayed, or stuck in delivery.
+        const rows = await database.query(
+          `select d.status, d.attempts, d.locked_until, d.next_attempt_at, count(*)::int as n
+               from tickets.webhook_deliveries d
+              where d.endpoint_id = $1 and (d.body::jsonb #>> '{data,ticket,id}')::bigint = any($2::bigint[])
+              group by 1, 2, 3, 4`,
+          [endpointId, missing()],
+        );
+        throw new Error(
+          `${error.message}: ${missing().length} of ${due.length} missing; rows ${JSON.stringify(rows)}`,
+        );
+      });
+      const bad = receiver.received.filter((h) => !h.verdict.ok);
+      expect({ endpoint: addedIn, badSignatures: bad.length }).toEqual({
+        endpoint: addedIn,
+        badSignatures: 0,
+      });
+    }
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    base = testConfig(database, { ...PHASES.before });
+    const names = Object.keys(PROCESSES) as ProcessName[];
+    const ports = await freePorts(names.length);
+    const portOf = Object.fromEntries(names.map((name, i) => [name, ports[i]!])) as Record<
+      ProcessName,
+      number
+    >;
+    balancer = await LoadBalancer.start(
+      Object.fromEntries(
+        names.filter((name) => PROCESSES[name].balanced).map((name) => [name, portOf[name]]),
+      ),
+    );
+    for (const name of ['billing', 'tickets', 'cv', 'events', 'gateway', 'adapter'] as const) {
+      running[name] = { process: await start(name, 'before', portOf[name]), port: portOf[name] };
+    }
+    branch = await newTicketBranch(adminConfig('before'));
+    await addReceiver('before');
+    for (let i = 0; i < 3; i += 1) {
+      const account = await newCvAccount(adminConfig('before'), { plan: 'business' });
+      const created = await fetch(balancer.url('adapter', '/api/v1/cvs'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': account.key },
+        body: JSON.stringify({
+          title: 'Rotation',
+          locale: 'en',
+          template_id: await platformTemplateId(database, 'classic'),
+        }),
+      });
+      expect(created.status).toBe(201);
+      cvs.push({ account, cvId: String(((await created.json()) as { data: { id: string } }).data.id) });
+    }
+    load = Promise.all([posWorker(1), posWorker(2), cvWorker()]);
+    await waitUntil(() => readied.length >= 3, 30_000, 'the load under way');
+  }, 150_000);
+
+  afterAll(async () => {
+    loadRunning = false;
+    await load?.catch(() => undefined);
+    await Promise.all(Object.values(running).map(({ process }) => process.kill()));
+    await balancer?.stop();
+    await Promise.all(receivers.map(({ receiver }) => receiver.stop()));
+    await database?.drop();
+  });
+
+  it('serves every request and delivers every webhook signed through the three rolls and the reseal', async () => {
+    // Roll 1 in the order processes call each other; roll 2 senders first, so a gateway on the new
+    // primary calls subgraphs that have not rolled yet; roll 3 in yet another order.
+    const orders: Record<Exclude<Phase, 'before'>, ProcessName[]> = {
+      'roll 1: the new values accepted': ['billing', 'tickets', 'cv', 'events', 'gateway', 'adapter'],
+      'roll 2: the new values primary': ['adapter', 'gateway', 'events', 'cv', 'tickets', 'billing'],
+      'roll 3: the old values dropped': ['tickets', 'cv', 'adapter', 'billing', 'events', 'gateway'],
+    };
+    const figures: Record<string, unknown> = {};
+    const failed = () => failures(outcomes).map((o) => `${o.what} ${o.status} ${o.body.slice(0, 300)}`);
+    for (const [phase, order] of Object.entries(orders) as [Exclude<Phase, 'before'>, ProcessName[]][]) {
+      const startedAt = Date.now();
+      for (const name of order) {
+        await roll(name, phase);
+        // An endpoint added mid-roll is sealed under whatever key the admin holds then.
+        if (name === 'events' && phase !== 'roll 3: the old values dropped') await addReceiver(phase);
+      }
+      if (phase === 'roll 2: the new values primary') {
+        const resealed = await admin<{ checked: number; resealed: number; current: number }>(
+          adminConfig(phase),
+          'webhook',
+          'reseal',
+          '--batch',
+          '1',
+        );
+        // The endpoints added before and during roll 1 were sealed under the old key.
+        expect(resealed).toEqual(expect.objectContaining({ checked: 3, resealed: 2, current: 1 }));
+        const again = await admin<{ resealed: number; current: number }>(
+          adminConfig(phase),
+          'webhook',
+          'reseal',
+        );
+        expect(again).toEqual(expect.objectContaining({ resealed: 0, current: 3 }));
+        const sealed = await database.query(
+          'select secret_sealed from tickets.webhook_endpoints order by id',
+        );
+        const newKey = Buffer.from(NEW_KEY, 'base64');
+        expect(sealed.map((row) => unseal(newKey, row.secret_sealed as Buffer))).toEqual(
+          receivers.map(({ receiver }) => receiver.secret),
+        );
+      }
+      expect({ after: phase, failures: failed() }).toEqual({ after: phase, failures: [] });
+      await expectEveryWebhookSigned();
+      figures[phase] = { seconds: ((Date.now() - startedAt) / 1000).toFixed(1), answers: outcomes.length };
+    }
+    loadRunning = false;
+    await load;
+    await expectEveryWebhookSigned();
+
+    const tally: Record<string, number> = {};
+    for (const o of outcomes) tally[`${o.what} ${o.status}`] = (tally[`${o.what} ${o.status}`] ?? 0) + 1;
+    process.stdout.write(
+      `[rotation] ${JSON.stringify({ figures, answers: tally, readied: readied.length, webhooks: receivers.map((r) => r.receiver.received.length) })}\n`,
+    );
+    expect(failed()).toEqual([]);
+    expect(readied.length).toBeGreaterThan(10);
+    expect(outcomes.filter((o) => o.what === 'REST CV link' && o.status === 200).length).toBeGreaterThan(5);
+  }, 170_000);
+});
