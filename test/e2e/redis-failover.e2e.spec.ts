@@ -46,10 +46,6 @@ interface ReadinessPoll {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The status a page-like client last learnt, from a refetch or an event. */
-const latestStatus = (client: PageLikeClient) =>
-  client.seen.findLast((entry) => entry.startsWith('refetch:') || entry.startsWith('event:'))?.split(':')[1];
-
 describe('Redis through Sentinel: the master killed under load', () => {
   let group: OwnSentinelGroup;
   let database: TestDatabase;
@@ -379,7 +375,7 @@ describe('Redis through Sentinel: the master killed under load', () => {
       const final = await statuses();
       expect(new Set(final.values())).toEqual(new Set(['READY']));
       const outOfSync = () =>
-        subscribers.filter(({ ticket, client }) => latestStatus(client) !== final.get(ticket));
+        subscribers.filter(({ ticket, client }) => client.status() !== final.get(ticket));
       await waitUntil(
         () => outOfSync().length === 0,
         60_000,
@@ -408,7 +404,9 @@ describe('Redis through Sentinel: the master killed under load', () => {
         () =>
           subscribers
             .filter(({ ticket }) => collectedIds.has(ticket))
-            .every(({ client }) => client.seen.at(-1) === 'event:COLLECTED'),
+            .every(
+              ({ client }) => client.seen.at(-1) === 'event:COLLECTED' && client.status() === 'COLLECTED',
+            ),
         30_000,
         'the live COLLECTED events',
       );

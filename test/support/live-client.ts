@@ -5,6 +5,11 @@ import WebSocket from 'ws';
 export interface PageLikeClient {
   /** Refetched states and live events in the order they arrived: `refetch:READY`, `event:COLLECTED`. */
   seen: string[];
+  /**
+   * The state the page would show: the newest by `updatedAt`, as page.js keeps it (a refetch
+   * answered after a newer event, or an event held through a gap, never replaces a newer state).
+   */
+  status(): string | undefined;
   closeCodes: number[];
   connections(): number;
   dispose(): Promise<void>;
@@ -22,7 +27,7 @@ function webSocketFrom(address: string) {
 /**
  * A client that behaves as the ticket page does (rest-adapter/public/assets/live.js): it
  * reconnects after every close and refetches the ticket after every (re)connect, then follows
- * its events. `address` poses it as that client behind a trusted proxy; `retryWaitMs` is the wait
+ * its events, keeping the newest state it learns. `address` poses it as that client behind a trusted proxy; `retryWaitMs` is the wait
  * before each reconnect.
  */
 export function pageLikeClient(
@@ -33,6 +38,13 @@ export function pageLikeClient(
   const seen: string[] = [];
   const closeCodes: number[] = [];
   let connections = 0;
+  let shown: { status: string; updatedAt: number } | undefined;
+  const learn = (ticket: { status: string; updatedAt: string } | null | undefined) => {
+    if (ticket == null) return;
+    const updatedAt = Date.parse(ticket.updatedAt) || 0;
+    if (shown !== undefined && updatedAt < shown.updatedAt) return;
+    shown = { status: ticket.status, updatedAt };
+  };
   const client: Client = createClient({
     url,
     webSocketImpl: address === undefined ? WebSocket : webSocketFrom(address),
@@ -41,13 +53,16 @@ export function pageLikeClient(
     on: {
       connected: () => {
         connections += 1;
-        client.subscribe<{ ticketByToken: { status: string } | null }>(
+        client.subscribe<{ ticketByToken: { status: string; updatedAt: string } | null }>(
           {
-            query: 'query ($t: String!) { ticketByToken(token: $t) { status } }',
+            query: 'query ($t: String!) { ticketByToken(token: $t) { status updatedAt } }',
             variables: { t: token },
           },
           {
-            next: (result) => seen.push(`refetch:${result.data?.ticketByToken?.status ?? 'error'}`),
+            next: (result) => {
+              seen.push(`refetch:${result.data?.ticketByToken?.status ?? 'error'}`);
+              learn(result.data?.ticketByToken);
+            },
             error: () => seen.push('refetch:error'),
             complete: () => undefined,
           },
@@ -56,16 +71,25 @@ export function pageLikeClient(
       closed: (event) => closeCodes.push((event as { code: number }).code),
     },
   });
-  client.subscribe<{ ticketUpdated: { status: string } }>(
+  client.subscribe<{ ticketUpdated: { status: string; updatedAt: string } }>(
     {
-      query: 'subscription ($t: String!) { ticketUpdated(token: $t) { status } }',
+      query: 'subscription ($t: String!) { ticketUpdated(token: $t) { status updatedAt } }',
       variables: { t: token },
     },
     {
-      next: (result) => seen.push(`event:${result.data?.ticketUpdated.status ?? 'error'}`),
+      next: (result) => {
+        seen.push(`event:${result.data?.ticketUpdated.status ?? 'error'}`);
+        learn(result.data?.ticketUpdated);
+      },
       error: () => seen.push('subscription:error'),
       complete: () => seen.push('subscription:complete'),
     },
   );
-  return { seen, closeCodes, connections: () => connections, dispose: async () => client.dispose() };
+  return {
+    seen,
+    status: () => shown?.status,
+    closeCodes,
+    connections: () => connections,
+    dispose: async () => client.dispose(),
+  };
 }
