@@ -83,6 +83,8 @@ describe('Redis through Sentinel: the master killed under load', () => {
     });
     expect(config.redis.kind).toBe('sentinel');
     const env = platformEnv(config, {
+      // The change of master is logged at warn; the assertions read it.
+      LOG_LEVEL: 'warn',
       REDIS_URL: 'redis://127.0.0.1:1',
       SMS_DRIVER: 'http',
       SMS_HTTP_URL: smsUrl,
@@ -450,6 +452,19 @@ describe('Redis through Sentinel: the master killed under load', () => {
         ])
       ).map((row) => String(row.customer_phone));
       expect(texted).toEqual(new Set(readiedPhones));
+      // The job queue itself works again, not only the sweep: once every connection had time to
+      // land on the new master (each retries at most every 2 s), no enqueue fails.
+      const settled = readyAgainAt + 5_000;
+      const enqueueFailures = processes.events
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { time: string; msg: string })
+        .filter(
+          (entry) => entry.msg === 'could not enqueue; the sweep will' && Date.parse(entry.time) > settled,
+        );
+      expect(enqueueFailures).toEqual([]);
+      expect(receiver.received.filter((hook) => hook.at > settled).length).toBeGreaterThan(0);
       figures.webhooks = received.length;
       figures.sms = provider.requests.length;
     });
