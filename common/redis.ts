@@ -35,9 +35,8 @@ function sentinelOptions(target: Extract<RedisTarget, { kind: 'sentinel' }>): Re
     sentinelRetryStrategy: retryDelay,
     // Not ioredis' failoverDetector: in 5.11 its +switch-master, arriving while a reconnect is
     // asking the Sentinels, ends the client for good (status "end", never retried). A master the
-    // Sentinels demote has its clients killed by them (CLIENT KILL TYPE normal), and a write that
-    // still meets one gets READONLY, below: either way the connection asks anew.
-    // A master demoted to replica refuses writes: reconnect, which asks the Sentinels anew.
+    // Sentinels demote has its clients killed by them (CLIENT KILL TYPE normal); a write that still
+    // reaches one is refused with READONLY, and reconnecting asks the Sentinels anew.
     reconnectOnError: (error) => error.message.startsWith('READONLY'),
   };
 }

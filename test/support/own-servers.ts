@@ -117,7 +117,7 @@ async function spawnRedis(
 const alive = (child: ChildProcess | undefined) =>
   child !== undefined && child.exitCode === null && child.signalCode === null;
 
-/** Options of a redis-server that keeps nothing on disk: a restart comes back empty, as a lost one does. */
+/** Options of a redis-server on 127.0.0.1 that writes no snapshot and no append-only file. */
 const DISKLESS = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
 
 /** A private redis-server that keeps nothing on disk: a restart comes back empty, as a lost one does. */
