@@ -1,8 +1,8 @@
 import 'reflect-metadata';
-import { Redis } from 'ioredis';
 import puppeteer from 'puppeteer-core';
 import { CHROMIUM_FLAGS } from '../common/chromium';
 import { loadConfig } from '../common/config';
+import { connectRedis } from '../common/redis';
 import { startStack } from '../tools/stack';
 import { benchEnv, gatewayData } from './bench-stack';
 import { flag } from './load';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     SIGNUP_RATE_LIMIT: plenty,
   });
   const stack = await startStack(env);
-  const redis = new Redis(loadConfig(env).redisUrl);
+  const redis = await connectRedis(loadConfig(env).redis, 'board-use-bench');
   const browser = await puppeteer.launch({
     executablePath: loadConfig(env).render.chromiumPath,
     headless: true,

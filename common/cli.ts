@@ -162,7 +162,7 @@ export async function runCli(
         }
         return orm.em.fork();
       },
-      redis: () => (redis ??= connectRedis(config.redisUrl, 'admin')),
+      redis: () => (redis ??= connectRedis(config.redis, 'admin')),
     };
     const result = await spec.run(flags, context);
     io.stdout(`${JSON.stringify(result ?? null)}\n`);

@@ -10,7 +10,7 @@ describe('loadConfig', () => {
   it('falls back to the documented defaults when nothing is set', () => {
     const config = loadConfig({});
     expect(config.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/nida');
-    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.redis).toEqual({ kind: 'url', url: 'redis://127.0.0.1:6379' });
     expect(config.ports).toEqual({
       rest: 3000,
       gateway: 4000,
@@ -60,6 +60,43 @@ describe('loadConfig', () => {
     expect(problems.find((p) => p.startsWith('REDIS_URL:'))).toContain('redis://');
     expect(problems.find((p) => p.startsWith('LOG_LEVEL:'))).toBeDefined();
     expect((caught as ConfigError).message).toMatch(/^Invalid configuration:\n {2}- /);
+  });
+
+  it('reaches Redis through Sentinel when REDIS_SENTINELS and REDIS_SENTINEL_MASTER are given', () => {
+    const config = loadConfig({
+      REDIS_SENTINELS: ' 10.0.0.5:26379,sentinel-b.internal:26380 ,[fd00::7]:26381',
+      REDIS_SENTINEL_MASTER: 'nida',
+      REDIS_SENTINEL_PASSWORD: 's3cret',
+    });
+    expect(config.redis).toEqual({
+      kind: 'sentinel',
+      sentinels: [
+        { host: '10.0.0.5', port: 26379 },
+        { host: 'sentinel-b.internal', port: 26380 },
+        { host: 'fd00::7', port: 26381 },
+      ],
+      masterName: 'nida',
+      sentinelPassword: 's3cret',
+    });
+  });
+
+  it('names each bad REDIS_SENTINELS entry', () => {
+    expect(() =>
+      loadConfig({
+        REDIS_SENTINELS: '10.0.0.5:26379,10.0.0.6,10.0.0.7:99999',
+        REDIS_SENTINEL_MASTER: 'nida',
+      }),
+    ).toThrow(/"10\.0\.0\.6" is not a Sentinel address[\s\S]*"10\.0\.0\.7:99999" is not a Sentinel address/);
+  });
+
+  it('wants both REDIS_SENTINELS and REDIS_SENTINEL_MASTER, or neither', () => {
+    expect(() => loadConfig({ REDIS_SENTINELS: '10.0.0.5:26379' })).toThrow(
+      /REDIS_SENTINELS, REDIS_SENTINEL_MASTER: give both/,
+    );
+    expect(() => loadConfig({ REDIS_SENTINEL_MASTER: 'nida' })).toThrow(
+      /REDIS_SENTINELS, REDIS_SENTINEL_MASTER: give both/,
+    );
+    expect(() => loadConfig({ REDIS_SENTINEL_PASSWORD: 'x' })).toThrow(/REDIS_SENTINEL_PASSWORD: only with/);
   });
 
   it('refuses to run in production without its own INTERNAL_SECRET', () => {

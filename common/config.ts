@@ -12,6 +12,27 @@ const redisUrl = z
   .string()
   .refine((value) => /^rediss?:\/\/.+/.test(value), { message: 'must look like redis://host:port' });
 
+/** "h1:26379,h2:26379" → the Sentinels to ask where the master is; each entry host:port. */
+const sentinelList = z.string().transform((value, ctx) => {
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  const sentinels: { host: string; port: number }[] = [];
+  for (const entry of entries) {
+    const match = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:]+\]):(\d{1,5})$/.exec(entry);
+    const port = Number(match?.[2]);
+    if (match === null || port < 1 || port > 65535) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not a Sentinel address like 10.0.0.5:26379` });
+      continue;
+    }
+    sentinels.push({ host: match[1]!.replace(/^\[|\]$/g, ''), port });
+  }
+  if (entries.length === 0)
+    ctx.addIssue({ code: 'custom', message: 'names no Sentinel (host:port,host:port)' });
+  return sentinels;
+});
+
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
 
 const duration = z.coerce.number().int().min(0);
@@ -65,6 +86,15 @@ const configSchema = z.object({
   DATABASE_URL: postgresUrl.default('postgres://postgres@127.0.0.1:5432/nida'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
+  REDIS_SENTINELS: sentinelList.optional(),
+  REDIS_SENTINEL_MASTER: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9._-]+$/,
+      'the master group name of `sentinel monitor` (letters, digits, ".", "_", "-")',
+    )
+    .optional(),
+  REDIS_SENTINEL_PASSWORD: z.string().min(1).optional(),
   REDIS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9:_-]*$/, 'letters, digits, ":", "_" and "-" only')
@@ -163,12 +193,26 @@ export const CONFIG_VARIABLES: readonly string[] = Object.keys(configSchema.shap
 
 export type SubgraphName = 'tickets' | 'cv' | 'billing' | 'identity';
 
+/**
+ * Where Redis is: one server by URL (REDIS_URL), or whichever server the Sentinels name master of
+ * a group (REDIS_SENTINELS, REDIS_SENTINEL_MASTER), followed through failovers.
+ */
+export type RedisTarget =
+  | { kind: 'url'; url: string }
+  | {
+      kind: 'sentinel';
+      sentinels: { host: string; port: number }[];
+      masterName: string;
+      /** For the Sentinels themselves (their `requirepass`), not for the master. */
+      sentinelPassword: string | undefined;
+    };
+
 export interface Config {
   nodeEnv: RawConfig['NODE_ENV'];
   logLevel: RawConfig['LOG_LEVEL'];
   databaseUrl: string;
   databasePoolMax: number;
-  redisUrl: string;
+  redis: RedisTarget;
   redisPrefix: string;
   listenHost: string;
   /**
@@ -351,6 +395,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if ((raw.VAPID_PUBLIC_KEY === undefined) !== (raw.VAPID_PRIVATE_KEY === undefined)) {
     problems.push('VAPID_PUBLIC_KEY, VAPID_PRIVATE_KEY: give both (Web Push on) or neither (off)');
   }
+  if ((raw.REDIS_SENTINELS === undefined) !== (raw.REDIS_SENTINEL_MASTER === undefined)) {
+    problems.push(
+      'REDIS_SENTINELS, REDIS_SENTINEL_MASTER: give both (Redis through Sentinel) or neither (REDIS_URL)',
+    );
+  }
+  if (raw.REDIS_SENTINEL_PASSWORD !== undefined && raw.REDIS_SENTINELS === undefined) {
+    problems.push('REDIS_SENTINEL_PASSWORD: only with REDIS_SENTINELS and REDIS_SENTINEL_MASTER');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   const local = (p: number) => `http://127.0.0.1:${p}/graphql`;
   return {
@@ -358,7 +410,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: raw.LOG_LEVEL,
     databaseUrl: raw.DATABASE_URL,
     databasePoolMax: raw.DATABASE_POOL_MAX,
-    redisUrl: raw.REDIS_URL,
+    redis:
+      raw.REDIS_SENTINELS !== undefined && raw.REDIS_SENTINEL_MASTER !== undefined
+        ? {
+            kind: 'sentinel',
+            sentinels: raw.REDIS_SENTINELS,
+            masterName: raw.REDIS_SENTINEL_MASTER,
+            sentinelPassword: raw.REDIS_SENTINEL_PASSWORD,
+          }
+        : { kind: 'url', url: raw.REDIS_URL },
     redisPrefix: raw.REDIS_PREFIX,
     listenHost: raw.LISTEN_HOST,
     metrics: { host: raw.METRICS_HOST, port: raw.METRICS_PORT },

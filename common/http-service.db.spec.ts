@@ -17,7 +17,7 @@ describe('HttpService', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     pool = createProbePool(database.url);
-    redis = await connectRedis(testConfig(database).redisUrl, 'http-service-spec');
+    redis = await connectRedis(testConfig(database).redis, 'http-service-spec');
   });
 
   afterEach(async () => {
@@ -86,7 +86,7 @@ describe('HttpService', () => {
   });
 
   it('answers 503 naming Redis when its connection is gone', async () => {
-    const lost = await connectRedis(testConfig(database).redisUrl, 'http-service-spec-lost');
+    const lost = await connectRedis(testConfig(database).redis, 'http-service-spec-lost');
     lost.disconnect();
     const { base } = await serve([postgres(pool), redisCheck(lost)]);
     const response = await fetch(`${base}/readyz`);
@@ -97,7 +97,7 @@ describe('HttpService', () => {
   });
 
   it('stays ready but says degraded when only a check it can serve without fails', async () => {
-    const lost = await connectRedis(testConfig(database).redisUrl, 'http-service-spec-degraded');
+    const lost = await connectRedis(testConfig(database).redis, 'http-service-spec-degraded');
     lost.disconnect();
     const { base } = await serve([postgres(pool), { ...redisCheck(lost), degradesOnly: true }]);
     const response = await fetch(`${base}/readyz`);

@@ -152,7 +152,7 @@ export async function startSubgraph(
   let redis: Redis;
   let shared: SharedState | undefined;
   try {
-    redis = await connectRedis(config.redisUrl, `${definition.name}-subgraph`);
+    redis = await connectRedis(config.redis, `${definition.name}-subgraph`, logger);
   } catch (error) {
     await orm.close(true);
     throw error;

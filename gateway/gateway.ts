@@ -173,7 +173,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   const gatewayMetrics = new GatewayMetrics(metrics);
   const supergraphSdl = await readFile(SUPERGRAPH_FILE(), 'utf8');
   const pool = createProbePool(config.databaseUrl);
-  const redis = await connectRedis(config.redisUrl, 'gateway');
+  const redis = await connectRedis(config.redis, 'gateway', logger);
   const fetcher = subgraphFetcher(config.upstreamTimeoutMs);
   // The API schema drops the subgraphs' @listSize and @cost; the estimate reads them from here.
   const costModel = CostModel.fromSupergraph(supergraphSdl);

@@ -28,7 +28,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const logger = createLogger({ service: 'rest-adapter', level: config.logLevel });
   const metrics = new ProcessMetrics('rest-adapter');
   const pool = createProbePool(config.databaseUrl);
-  const redis = await connectRedis(config.redisUrl, 'rest-adapter');
+  const redis = await connectRedis(config.redis, 'rest-adapter', logger);
   const graph = new GraphClient(config.gatewayUrl, config.upstreamTimeoutMs, config.internalSecret);
   const budgets = new RateBudgets(redis, config.redisPrefix, logger, metrics.rateBudgetObserver('rest'));
   const policies = ratePolicies(config);

@@ -29,7 +29,7 @@ async function prepareTemplate(): Promise<void> {
   const { migrateAll, seedReferenceData } = await import('../tools/database-setup');
 
   const config = loadConfig();
-  const redis = await connectRedis(config.redisUrl, 'test-setup');
+  const redis = await connectRedis(config.redis, 'test-setup');
   redis.disconnect();
 
   // Test files (in this process or its workers) name their databases after this run.

@@ -145,7 +145,7 @@ async function main(): Promise<void> {
       `METRICS_PORT: names one process's port, and npm start runs seven; leave it unset (each public port + 5000) or 0 (free ports) (got ${config.metrics.port})`,
     ]);
   }
-  const redis = await connectRedis(config.redisUrl, 'start');
+  const redis = await connectRedis(config.redis, 'start');
   redis.disconnect();
   const report = await migrateAll(config);
   await seedReferenceData(config);

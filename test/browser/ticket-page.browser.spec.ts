@@ -357,7 +357,7 @@ describe('the customer’s ticket page in real headless Chromium', () => {
 
   it('keeps the newest state when a held event arrives after its refetch, and does not alert again', async () => {
     const channel = liveEventsChannel(platform.config.redisPrefix);
-    const redis = await connectRedis(platform.config.redisUrl, 'late-event-test');
+    const redis = await connectRedis(platform.config.redis, 'late-event-test');
     const listener = redis.duplicate();
     const published: string[] = [];
     listener.on('message', (_channel: string, message: string) => published.push(message));

@@ -148,7 +148,7 @@ describe('backup and restore drill', () => {
     expect(await counts()).toEqual(rowsBefore);
 
     // Redis holds nothing that needs a backup: the restored platform starts on an empty prefix.
-    const redis = await connectRedis(before.config.redisUrl, 'backup-drill');
+    const redis = await connectRedis(before.config.redis, 'backup-drill');
     try {
       const keys = await redis.keys(`${before.config.redisPrefix}*`);
       if (keys.length > 0) await redis.del(...keys);

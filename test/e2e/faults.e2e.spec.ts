@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { createClient, type Client as LiveClient } from 'graphql-ws';
 import { Client } from 'pg';
 import WebSocket from 'ws';
 import { loadConfig, type Config } from '../../common/config';
 import { migrateAll, seedReferenceData } from '../../tools/database-setup';
+import { pageLikeClient, type PageLikeClient } from '../support/live-client';
 import { startOwnPostgres, startOwnRedis, type OwnServer } from '../support/own-servers';
 import { newTicketBranch, type TicketBranch, hookReceiver } from '../support/platform';
 import { freePorts, startProcess, type PlatformProcess } from '../support/processes';
@@ -38,14 +38,6 @@ interface RawSubscriber {
   socket: WebSocket;
   messages: { type: string }[];
   closed: Promise<{ code: number; at: number }>;
-}
-
-interface PageLikeClient {
-  /** Refetched states and live events in the order they arrived: `refetch:READY`, `event:COLLECTED`. */
-  seen: string[];
-  closeCodes: number[];
-  connections(): number;
-  dispose(): Promise<void>;
 }
 
 /** A stack trace in a body: "at fn (file:line:col)" frames or a named JS error. */
@@ -425,52 +417,6 @@ describe('faults, on a Postgres and a Redis of the test’s own', () => {
       return { socket, messages, closed };
     }
 
-    /**
-     * A client that behaves as the ticket page does (rest-adapter/public/assets/page.js): it
-     * reconnects after every close and refetches the ticket after every (re)connect, then follows
-     * its events.
-     */
-    function pageLikeClient(token: string): PageLikeClient {
-      const seen: string[] = [];
-      const closeCodes: number[] = [];
-      let connections = 0;
-      const client: LiveClient = createClient({
-        url: wsUrl(),
-        webSocketImpl: WebSocket,
-        retryAttempts: 1_000,
-        retryWait: () => new Promise((resolve) => setTimeout(resolve, 250)),
-        on: {
-          connected: () => {
-            connections += 1;
-            client.subscribe<{ ticketByToken: { status: string } | null }>(
-              {
-                query: 'query ($t: String!) { ticketByToken(token: $t) { status } }',
-                variables: { t: token },
-              },
-              {
-                next: (result) => seen.push(`refetch:${result.data?.ticketByToken?.status ?? 'error'}`),
-                error: () => seen.push('refetch:error'),
-                complete: () => undefined,
-              },
-            );
-          },
-          closed: (event) => closeCodes.push((event as { code: number }).code),
-        },
-      });
-      client.subscribe<{ ticketUpdated: { status: string } }>(
-        {
-          query: 'subscription ($t: String!) { ticketUpdated(token: $t) { status } }',
-          variables: { t: token },
-        },
-        {
-          next: (result) => seen.push(`event:${result.data?.ticketUpdated.status ?? 'error'}`),
-          error: () => seen.push('subscription:error'),
-          complete: () => seen.push('subscription:complete'),
-        },
-      );
-      return { seen, closeCodes, connections: () => connections, dispose: async () => client.dispose() };
-    }
-
     const graphqlOk = async (what: string, query: string, variables: Record<string, unknown> = {}) => {
       const outcome = await graphql(what, query, variables);
       expect({ what, status: outcome.status, codes: codes(outcome) }).toEqual({
@@ -497,7 +443,7 @@ describe('faults, on a Postgres and a Redis of the test’s own', () => {
       ticket = { id: Number(created_.id), token: created_.token };
       const before = await subscribers();
       raw = await openRaw(ticket.token);
-      page = pageLikeClient(ticket.token);
+      page = pageLikeClient(wsUrl(), ticket.token);
       await waitUntil(async () => (await subscribers()) === before + 2, 10_000, 'both subscriptions');
       await waitUntil(() => page.seen.includes('refetch:WAITING'), 10_000, 'the first refetch');
       await redis.stop();

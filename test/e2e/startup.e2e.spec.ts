@@ -33,6 +33,31 @@ describe('starting without its backing services', () => {
     expect(result.stderr).toContain('bash scripts/setup.sh');
   });
 
+  it('npm start stops within seconds naming the Sentinels when none answers', async () => {
+    const result = await run(
+      process.execPath,
+      [distScript('tools/start.js')],
+      env({ REDIS_SENTINELS: '127.0.0.1:1,127.0.0.1:2', REDIS_SENTINEL_MASTER: 'nida' }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.durationMs).toBeLessThan(20_000);
+    expect(result.stderr).toContain(
+      'Cannot reach Redis at master "nida" of the Sentinels 127.0.0.1:1,127.0.0.1:2 (no answer within 10000 ms)',
+    );
+  });
+
+  it('names the bad entry of REDIS_SENTINELS', async () => {
+    const result = await run(
+      process.execPath,
+      [distScript('gateway/main.js')],
+      env({ REDIS_SENTINELS: '127.0.0.1:26379,sentinel-b' }),
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'REDIS_SENTINELS: "sentinel-b" is not a Sentinel address like 10.0.0.5:26379',
+    );
+  });
+
   it('a subgraph started on its own fails the same way', async () => {
     const result = await run(
       process.execPath,

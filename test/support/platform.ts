@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { runCli } from '../../common/cli';
-import type { Config } from '../../common/config';
+import type { Config, RedisTarget } from '../../common/config';
 import { createLogger } from '../../common/logger';
 import type { Running } from '../../common/process';
 import { startSubgraph } from '../../common/subgraph';
@@ -76,13 +76,25 @@ export async function startPlatform(database: TestDatabase, env: NodeJS.ProcessE
   }
 }
 
+/** The variables that name a Redis target, as a process reads them back with loadConfig. */
+export function redisEnv(target: RedisTarget): NodeJS.ProcessEnv {
+  if (target.kind === 'url') return { REDIS_URL: target.url };
+  return {
+    REDIS_SENTINELS: target.sentinels
+      .map(({ host, port }) => `${host.includes(':') ? `[${host}]` : host}:${port}`)
+      .join(','),
+    REDIS_SENTINEL_MASTER: target.masterName,
+    ...(target.sentinelPassword === undefined ? {} : { REDIS_SENTINEL_PASSWORD: target.sentinelPassword }),
+  };
+}
+
 /** The environment that makes a separately started process join this test's platform. */
 export function platformEnv(config: Config, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     ...process.env,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     DATABASE_URL: config.databaseUrl,
-    REDIS_URL: config.redisUrl,
+    ...redisEnv(config.redis),
     REDIS_PREFIX: config.redisPrefix,
     TICKETS_SUBGRAPH_URL: config.subgraphUrls.tickets,
     CV_SUBGRAPH_URL: config.subgraphUrls.cv,

@@ -32,7 +32,7 @@ describe('AccessCache over real Redis pub/sub', () => {
 
   beforeEach(async () => {
     name = `access-cache-spec-${randomUUID()}`;
-    redis = await connectRedis(loadConfig().redisUrl, name);
+    redis = await connectRedis(loadConfig().redis, name);
     prefix = `spec:${randomUUID()}:`;
     cache = await AccessCache.listen(redis, prefix);
   });

@@ -21,7 +21,7 @@ describe('the events worker’s metrics on real Postgres and Redis', () => {
 
   beforeAll(async () => {
     const config = testConfig(db.database);
-    redis = await connectRedis(config.redisUrl, 'events-metrics-spec');
+    redis = await connectRedis(config.redis, 'events-metrics-spec');
     queues = new JobQueues(config, false, redis);
     metrics = new ProcessMetrics('tickets-events');
     new EventsMetrics(metrics, {

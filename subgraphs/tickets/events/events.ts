@@ -49,7 +49,7 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
   const orm = await openSchema(config, EVENTS_SCHEMA, logger);
   let redis: Redis;
   try {
-    redis = await connectRedis(config.redisUrl, 'tickets-events');
+    redis = await connectRedis(config.redis, 'tickets-events', logger);
   } catch (error) {
     await orm.close(true);
     throw error;

@@ -13,7 +13,7 @@ describe('JobQueues across a Redis restart, on a Redis of the test’s own', () 
   beforeAll(async () => {
     server = await startOwnRedis();
     const config = loadConfig({ ...process.env, REDIS_URL: server.url, REDIS_PREFIX: 'job-queues-spec:' });
-    redis = await connectRedis(config.redisUrl, 'job-queues-spec');
+    redis = await connectRedis(config.redis, 'job-queues-spec');
     queues = new JobQueues(config, true, redis);
     queues.queue('webhooks').process(1, (job) => {
       processed.push(job.data.id);

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import BeeQueue from 'bee-queue';
 import type { Config } from '../../../common/config';
-import type { Redis } from '../../../common/redis';
+import { createRedisClient, Redis as IORedis, type Redis } from '../../../common/redis';
 
 export interface DeliveryJob {
   /** A row of tickets.webhook_deliveries, sms_messages or push_messages: Postgres holds the truth. */
@@ -37,6 +37,18 @@ async function loadBeeQueueScripts(redis: Redis): Promise<void> {
   for (const file of files) await redis.script('LOAD', await readFile(join(folder, file), 'utf8'));
 }
 
+/**
+ * bee-queue takes a client instead of options only when the client's constructor is named "Redis"
+ * (node-redis' and ioredis' were); ioredis 5 mixes EventEmitter into its class, which renames it.
+ */
+const BeeQueueClient = class Redis extends IORedis {};
+
+/**
+ * bee-queue reads a MULTI reply as node-redis gives it (the values); from an ioredis client
+ * (through Sentinel) each entry is [error, value].
+ */
+const multiValue = (entry: unknown) => Number(Array.isArray(entry) ? entry[1] : entry);
+
 function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<never>((_resolve, reject) => {
@@ -61,20 +73,52 @@ export class JobQueues {
     private readonly config: Config,
     private readonly worker: boolean,
     private readonly redis?: Redis,
-  ) {}
+  ) {
+    // A Redis back from a restart, or a replica promoted by Sentinel, has none of the scripts;
+    // loaded at once, the worker's own script calls (delayed jobs, stalled jobs) work again too.
+    redis?.on('ready', () => void loadBeeQueueScripts(redis).catch(() => undefined));
+  }
+
+  /**
+   * How bee-queue reaches Redis. Its own client (node-redis 3) knows no Sentinel; through Sentinel
+   * it is handed an ioredis client instead (bee-queue duplicates it for its blocking and
+   * subscribing connections), which follows the master through a failover. That client holds
+   * commands while the master is away, as node-redis does, so the worker's blocking wait simply
+   * resumes on the new master instead of backing off ever longer; an enqueue has its own timeout.
+   */
+  private connection(name: QueueName): unknown {
+    const target = this.config.redis;
+    if (target.kind === 'url') {
+      // bee-queue's typings name node-redis' ClientOpts without shipping them; `url` is one of them.
+      return {
+        url: target.url,
+        // As common/redis.ts: back within two seconds of Redis, however long it was away (node-redis
+        // would otherwise wait ever longer between attempts).
+        retry_strategy: ({ attempt }: { attempt: number }) => Math.min(attempt * 200, 2_000),
+      };
+    }
+    const client = createRedisClient(
+      target,
+      {
+        connectionName: `bee-queue-${name}`,
+        enableOfflineQueue: true,
+        maxRetriesPerRequest: null,
+        retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+      },
+      BeeQueueClient,
+    );
+    client.on('error', () => undefined);
+    return client;
+  }
 
   queue(name: QueueName): BeeQueue<DeliveryJob> {
     let queue = this.queues.get(name);
     if (queue === undefined) {
-      queue = new BeeQueue<DeliveryJob>(name, {
+      const created = new BeeQueue<DeliveryJob>(name, {
         prefix: `${this.config.redisPrefix}bq`,
-        // bee-queue's typings name node-redis' ClientOpts without shipping them; `url` is one of them.
-        redis: {
-          url: this.config.redisUrl,
-          // As common/redis.ts: back within two seconds of Redis, however long it was away (node-redis
-          // would otherwise wait ever longer between attempts).
-          retry_strategy: ({ attempt }: { attempt: number }) => Math.min(attempt * 200, 2_000),
-        } as never,
+        redis: this.connection(name) as never,
+        // The client is this queue's alone, whatever made it.
+        quitCommandClient: true,
         isWorker: this.worker,
         getEvents: false,
         sendEvents: false,
@@ -84,8 +128,16 @@ export class JobQueues {
         // Delivery timing is the rows' business; bee-queue only needs to wake the worker.
         delayedDebounce: 50,
       });
-      queue.on('error', () => undefined);
-      this.queues.set(name, queue);
+      created.on('error', () => undefined);
+      created.ready().catch(() => {
+        // A queue whose first connection failed never tries again. A producer's next enqueue makes
+        // a new one; a worker's keeps its handler and the sweep delivers meanwhile.
+        if (this.worker || this.queues.get(name) !== created) return;
+        this.queues.delete(name);
+        created.close(0).catch(() => undefined);
+      });
+      this.queues.set(name, created);
+      queue = created;
     }
     return queue;
   }
@@ -125,7 +177,13 @@ export class JobQueues {
   ): Promise<{ waiting: number; delayed: number; active: number; failed: number } | undefined> {
     if (this.redis !== undefined && this.redis.status !== 'ready') return undefined;
     try {
-      return await withTimeout(this.queue(name).checkHealth(), ENQUEUE_TIMEOUT_MS, 'no answer');
+      const health = await withTimeout(this.queue(name).checkHealth(), ENQUEUE_TIMEOUT_MS, 'no answer');
+      return {
+        waiting: multiValue(health.waiting),
+        delayed: multiValue(health.delayed),
+        active: multiValue(health.active),
+        failed: multiValue(health.failed),
+      };
     } catch {
       return undefined;
     }
