@@ -1,52 +1,15 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events';
 import { TicketService } from '../../subgraphs/tickets/tickets';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
+import { SmsProvider } from '../support/sms-provider';
 import { waitUntil } from '../support/wait';
-
-interface ProviderRequest {
-  headers: IncomingHttpHeaders;
-  body: { to: string; text: string };
-  answered: number;
-}
-
-/** A stand-in SMS provider on 127.0.0.1: answers 503 to its first `failFirst` requests. */
-class FakeProvider {
-  readonly requests: ProviderRequest[] = [];
-  failFirst = 0;
-  private server?: Server;
-
-  async start(): Promise<string> {
-    this.server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        const answered = this.requests.length < this.failFirst ? 503 : 200;
-        this.requests.push({
-          headers: req.headers,
-          body: JSON.parse(body) as ProviderRequest['body'],
-          answered,
-        });
-        res.writeHead(answered, { 'content-type': 'application/json' }).end('{"accepted":true}');
-      });
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/messages`;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
-}
 
 describe('the one SMS of a ready ticket, through a real HTTP provider', () => {
   let database: TestDatabase;
   let platform: Platform;
   let events: RunningEvents;
-  const provider = new FakeProvider();
+  const provider = new SmsProvider();
 
   beforeAll(async () => {
     database = await createTestDatabase();
