@@ -286,7 +286,7 @@ describe('two replicas of every process behind HAProxy', () => {
     }
   }
 
-  const rest = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => ({
+  const rest = (method: string, body?: unknown, headers: Record<string, string> = {}) => ({
     method,
     headers: {
       authorization: `Bearer ${branch.key}`,
@@ -307,7 +307,7 @@ describe('two replicas of every process behind HAProxy', () => {
     const { status, body } = await call(
       'REST create',
       `${restUrl}/tickets`,
-      rest('POST', '/tickets', { customer_phone: phone, note: key }, { 'idempotency-key': key }),
+      rest('POST', { customer_phone: phone, note: key }, { 'idempotency-key': key }),
     );
     if (status !== 201) return undefined;
     const ticket = JSON.parse(body) as { id: number; token: string };
@@ -316,12 +316,7 @@ describe('two replicas of every process behind HAProxy', () => {
   }
 
   const move = (ticket: Followed, action: 'ready' | 'ring' | 'collected') =>
-    call(
-      `REST ${action}`,
-      `${restUrl}/tickets/${ticket.id}/${action}`,
-      rest('POST', `/tickets/${ticket.id}/${action}`),
-      ticket.id,
-    );
+    call(`REST ${action}`, `${restUrl}/tickets/${ticket.id}/${action}`, rest('POST'), ticket.id);
 
   const graphql = (what: string, query: string) =>
     call(what, gatewayUrl, {
