@@ -135,6 +135,7 @@ const configSchema = z.object({
   PUBLIC_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
   PUBLIC_WRITE_RATE_LIMIT: z.coerce.number().int().min(1).default(30),
   SHUTDOWN_TIMEOUT_MS: duration.default(10_000),
+  SHUTDOWN_DELAY_MS: duration.optional(),
   READY_CHECK_TIMEOUT_MS: duration.default(2_000),
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
@@ -239,6 +240,11 @@ export interface Config {
   /** Writes without a credential a minute per client address (the page's, sign-in, sign-up). */
   publicWriteRateLimit: number;
   shutdownTimeoutMs: number;
+  /**
+   * How long a stopping process answers `/readyz` 503 while still serving, before it closes its
+   * listener (SHUTDOWN_DELAY_MS): long enough for a load balancer's checks to take it out.
+   */
+  shutdownDelayMs: number;
   readyCheckTimeoutMs: number;
   upstreamTimeoutMs: number;
   /** Requests a minute per ticket API key (the document says 120; benchmarks raise it). */
@@ -443,6 +449,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicRateLimit: raw.PUBLIC_RATE_LIMIT,
     publicWriteRateLimit: raw.PUBLIC_WRITE_RATE_LIMIT,
     shutdownTimeoutMs: raw.SHUTDOWN_TIMEOUT_MS,
+    // In production a load balancer or a Kubernetes Service is in front; on a laptop nothing is.
+    shutdownDelayMs: raw.SHUTDOWN_DELAY_MS ?? (raw.NODE_ENV === 'production' ? 5_000 : 0),
     readyCheckTimeoutMs: raw.READY_CHECK_TIMEOUT_MS,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,

@@ -100,4 +100,23 @@ describe('formatGraphQLError', () => {
       extensions: { code: 'UNAVAILABLE', retryAfter: 5 },
     });
   });
+
+  it('answers a subgraph whose load balancer had no replica for it (502, 503, 504) as UNAVAILABLE', () => {
+    for (const status of [502, 503, 504]) {
+      // What Apollo's RemoteGraphQLDataSource throws for a non-2xx answer.
+      const fromResponse = new GraphQLError(`${status}: Service Unavailable`, {
+        extensions: { response: { url: 'http://127.0.0.1:8404/graphql', status, body: {} } },
+      });
+      const raw = new GraphQLError(fromResponse.message, { originalError: fromResponse });
+      expect(format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw)).toEqual({
+        message: 'The service is temporarily unavailable; retry shortly.',
+        extensions: { code: 'UNAVAILABLE', retryAfter: 5 },
+      });
+    }
+    const refused = new GraphQLError('400: Bad Request', { extensions: { response: { status: 400 } } });
+    const raw = new GraphQLError(refused.message, { originalError: refused });
+    expect(
+      format({ message: raw.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, raw)?.extensions,
+    ).toEqual(expect.objectContaining({ code: 'INTERNAL_SERVER_ERROR' }));
+  });
 });

@@ -33,6 +33,7 @@ describe('HttpService', () => {
   async function serve(
     checks: ReadinessCheck[],
     shutdownTimeoutMs = 5_000,
+    shutdownDelayMs = 0,
   ): Promise<{ service: HttpService; base: string }> {
     const service = new HttpService({
       name: 'spec',
@@ -40,6 +41,7 @@ describe('HttpService', () => {
       checks,
       readyCheckTimeoutMs: 1_000,
       shutdownTimeoutMs,
+      shutdownDelayMs,
     });
     services.push(service);
     service.app.get('/slow', (_req, res) => {
@@ -51,6 +53,25 @@ describe('HttpService', () => {
 
   const postgres = (p: Pool): ReadinessCheck => ({ name: 'postgres', check: () => p.query('select 1') });
   const redisCheck = (r: Redis): ReadinessCheck => ({ name: 'redis', check: () => r.ping() });
+
+  it('on close, answers /readyz 503 while still serving for the shutdown delay, then refuses connections', async () => {
+    const { service, base } = await serve([postgres(pool)], 5_000, 1_000);
+    const closing = service.close();
+    const readiness = await fetch(`${base}/readyz`);
+    expect(readiness.status).toBe(503);
+    expect(readiness.headers.get('connection')).toBe('close');
+    expect(await readiness.json()).toEqual({
+      status: 'unavailable',
+      service: 'spec',
+      checks: { shutdown: 'draining' },
+    });
+    // A load balancer that has not seen the 503 yet still gets its answers.
+    const served = await fetch(`${base}/slow`);
+    expect(served.status).toBe(200);
+    expect(await served.json()).toEqual({ finished: true });
+    await closing;
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+  });
 
   it('answers /healthz while alive', async () => {
     const { base } = await serve([]);

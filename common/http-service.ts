@@ -33,6 +33,11 @@ export interface HttpServiceOptions {
   checks: ReadinessCheck[];
   readyCheckTimeoutMs: number;
   shutdownTimeoutMs: number;
+  /**
+   * How long `/readyz` answers 503 before the listener closes, requests still served meanwhile: a
+   * load balancer polling it stops sending new requests here before any connection is refused.
+   */
+  shutdownDelayMs?: number;
   /** Figures `/healthz` reports beside its status, such as a gateway's live subscribers. */
   health?: () => Record<string, unknown>;
   /** The most header bytes a request may carry (answered 431 past it); Node's 16 KiB if unset. */
@@ -69,6 +74,7 @@ export class HttpService {
   readonly app: Express;
   private server?: Server;
   private draining = false;
+  private announced?: Promise<void>;
 
   /** A process of the platform: ready while Postgres answers; degraded while Redis does not. */
   static forPlatform(
@@ -96,6 +102,7 @@ export class HttpService {
       ],
       readyCheckTimeoutMs: config.readyCheckTimeoutMs,
       shutdownTimeoutMs: config.shutdownTimeoutMs,
+      shutdownDelayMs: config.shutdownDelayMs,
       health: backing.health,
       maxHeaderBytes,
       trustedProxies: config.trustedProxies,
@@ -174,11 +181,34 @@ export class HttpService {
     return this.port;
   }
 
-  /** Stops accepting connections, lets in-flight requests finish, then closes what is left. */
+  /**
+   * The first step of a stop: `/readyz` answers 503 and every response says `Connection: close`,
+   * while requests are still served for `shutdownDelayMs`. A load balancer's health checks see the
+   * 503 and send nothing new here, so closing the listener afterwards refuses nobody, and its
+   * keep-alive connections end with a response instead of being cut under a request.
+   */
+  announceDrain(): Promise<void> {
+    if (this.announced !== undefined) return this.announced;
+    this.draining = true;
+    const delayMs = this.options.shutdownDelayMs ?? 0;
+    if (delayMs > 0) {
+      this.options.logger.info(
+        { delayMs },
+        `${this.options.name} not ready; serving until the listener closes`,
+      );
+    }
+    this.announced = new Promise<void>((resolve) => setTimeout(resolve, delayMs));
+    return this.announced;
+  }
+
+  /**
+   * Stops after announcing the drain (announceDrain): stops accepting connections, lets in-flight
+   * requests finish, then closes what is left.
+   */
   async close(): Promise<void> {
     const server = this.server;
     if (server === undefined) return;
-    this.draining = true;
+    await this.announceDrain();
     // A scrape has nothing in flight worth draining; its port is free again at once.
     await this.options.metrics?.registry.close();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));

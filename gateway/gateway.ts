@@ -218,7 +218,10 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     port,
     metricsPort: service.metricsPort,
     stop: stopOnce(async () => {
-      // Subscribers are told to reconnect elsewhere (1001) before the HTTP side drains.
+      // The load balancer takes this replica out first; then subscribers are told to reconnect
+      // (1001, which the page's client answers by reconnecting and refetching) and reach another
+      // replica, before the HTTP side drains.
+      await service.announceDrain();
       await live.server?.stop();
       await service.close();
       await graph.apollo.stop();

@@ -420,13 +420,15 @@ describe.each(Object.keys(RENDERINGS) as Rendering[])('deploy/kubernetes, %s', (
     const secret = sampleSecret();
     for (const deployment of deployments) {
       const pod = deployment.spec.template.spec;
-      const { shutdownTimeoutMs } = loadConfig(environmentOf(objects, pod.containers[0]!, secret));
+      const { shutdownTimeoutMs, shutdownDelayMs } = loadConfig(
+        environmentOf(objects, pod.containers[0]!, secret),
+      );
       const preStop = pod.containers[0]!.lifecycle?.preStop?.exec?.command ?? [];
       expect(preStop.slice(0, 1)).toEqual(['sleep']);
       const pause = Number(preStop[1]);
       expect(pause).toBeGreaterThan(0);
       const chromium = deployment.metadata.name === 'cv' ? CLOSE_GRACE_MS : 0;
-      const needed = pause + (shutdownTimeoutMs + FLUSH_TIMEOUT_MS + chromium) / 1000;
+      const needed = pause + (shutdownDelayMs + shutdownTimeoutMs + FLUSH_TIMEOUT_MS + chromium) / 1000;
       expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(needed);
     }
   });

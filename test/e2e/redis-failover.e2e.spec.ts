@@ -5,7 +5,7 @@ import { pageLikeClient, type PageLikeClient } from '../support/live-client';
 import { startOwnSentinelGroup, type OwnSentinelGroup } from '../support/own-servers';
 import { hookReceiver, newTicketBranch, platformEnv, type TicketBranch } from '../support/platform';
 import { freePorts, startProcess, type PlatformProcess } from '../support/processes';
-import { FakeSmsProvider } from '../support/sms-provider';
+import { SmsProvider } from '../support/sms-provider';
 import { awayFromWindowEdge, waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -53,7 +53,7 @@ describe('Redis through Sentinel: the master killed under load', () => {
   let ports: Record<ProcessName, number>;
   const processes = {} as Record<ProcessName, PlatformProcess>;
   const receiver = new WebhookReceiver();
-  const provider = new FakeSmsProvider();
+  const provider = new SmsProvider();
   let branch: TicketBranch;
   let restUrl: string;
   let gatewayUrl: string;

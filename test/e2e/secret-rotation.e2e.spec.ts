@@ -3,7 +3,7 @@ import { loadConfig, type Config } from '../../common/config';
 import { EXPORTS_PER_MINUTE } from '../../contracts/cv/export.limits';
 import { unseal } from '../../subgraphs/tickets/events/secret-box';
 import { createTestDatabase, testConfig, type TestDatabase } from '../support/database';
-import { LoadBalancer } from '../support/load-balancer';
+import { LoadBalancer } from '../support/rolling-balancer';
 import {
   admin,
   newCvAccount,

@@ -2,14 +2,14 @@ import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events'
 import { TicketService } from '../../subgraphs/tickets/tickets';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
-import { FakeSmsProvider } from '../support/sms-provider';
+import { SmsProvider } from '../support/sms-provider';
 import { waitUntil } from '../support/wait';
 
 describe('the one SMS of a ready ticket, through a real HTTP provider', () => {
   let database: TestDatabase;
   let platform: Platform;
   let events: RunningEvents;
-  const provider = new FakeSmsProvider();
+  const provider = new SmsProvider();
 
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -1,148 +1,198 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts } from './processes';
 import { waitUntil } from './wait';
 
-const HAPROXY = process.env.HAPROXY_BIN ?? '/usr/sbin/haproxy';
+const HAPROXY = process.env.HAPROXY_PATH ?? '/usr/sbin/haproxy';
 
-/** Each backend has two slots: the replica serving now and the one a roll brings up beside it. */
-type Slot = 's0' | 's1';
+/** One load-balanced service: a frontend on its own port in front of its replicas' ports. */
+export interface BalancedService {
+  name: string;
+  servers: readonly number[];
+  /** The body HAProxy answers with its own 503 (no server up, a connection that died). */
+  errorBody: string;
+  /**
+   * Whether a POST is retried after it reached a server that then answered nothing: only when
+   * repeating it is harmless, that is when it carries an Idempotency-Key (REST creates).
+   */
+  retryPostsWithIdempotencyKey?: boolean;
+}
+
+/** What HAProxy's 503 tells a client: wait a second, then retry (docs/OPERATIONS.md). */
+export const LOAD_BALANCER_RETRY_AFTER_SECONDS = 1;
+
+/** The REST adapter's documented 503 body (docs/API-DECISIONS.md). */
+export const REST_UNAVAILABLE_BODY = JSON.stringify({
+  message: 'The service is temporarily unavailable; retry shortly.',
+});
+
+/** The gateway's documented GraphQL 503 (`UNAVAILABLE` with `retryAfter`). */
+export const GRAPHQL_UNAVAILABLE_BODY = JSON.stringify({
+  errors: [
+    {
+      message: 'The service is temporarily unavailable; retry shortly.',
+      extensions: { code: 'UNAVAILABLE', retryAfter: LOAD_BALANCER_RETRY_AFTER_SECONDS },
+    },
+  ],
+});
+
+/** A raw HTTP response as HAProxy's errorfile wants it: every error of its own is this 503. */
+function errorFile(body: string): string {
+  return [
+    'HTTP/1.1 503 Service Unavailable',
+    'Content-Type: application/json',
+    `Retry-After: ${LOAD_BALANCER_RETRY_AFTER_SECONDS}`,
+    'Cache-Control: no-store',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
 
 /**
- * HAProxy (Debian's package) in front of the platform's processes, one frontend per service on a
- * port of its own, driven through its runtime API as an orchestrator drives its endpoints: a roll
- * starts the new replica, puts it in, takes the old one out, and stops the old one only once no
- * request is left on it (maxSurge 1, maxUnavailable 0).
+ * The configuration the replica test runs and docs/OPERATIONS.md shows: health checks on /readyz
+ * every 200 ms (three failures in a row take a server out, two successes bring it back), a request whose
+ * connection failed is sent to the other server, and HAProxy's own errors are the platform's 503.
  */
-export class LoadBalancer {
-  private constructor(
-    private readonly child: ChildProcess,
-    private readonly dir: string,
-    private readonly frontends: Record<string, number>,
-    private readonly serving: Record<string, Slot>,
-    private output: () => string,
-  ) {}
-
-  /** `backends` maps each service to the port of its first replica. */
-  static async start(backends: Record<string, number>): Promise<LoadBalancer> {
-    const names = Object.keys(backends);
-    const ports = await freePorts(names.length);
-    const frontends = Object.fromEntries(names.map((name, i) => [name, ports[i]!]));
-    const dir = mkdtempSync(join(tmpdir(), 'nida-haproxy-'));
-    const config = [
-      'global',
-      `  stats socket ${join(dir, 'admin.sock')} mode 600 level admin`,
-      '  maxconn 4096',
-      'defaults',
-      '  mode http',
-      '  timeout connect 2s',
-      '  timeout client 60s',
-      '  timeout server 60s',
-      // One server connection per request: a replica taken out gets no request on a kept-alive one.
-      '  option http-server-close',
-      ...names.flatMap((name) => [
-        `frontend ${name}`,
-        `  bind 127.0.0.1:${frontends[name]}`,
-        `  default_backend ${name}`,
-        `backend ${name}`,
-        `  server s0 127.0.0.1:${backends[name]}`,
-        '  server s1 127.0.0.1:1 disabled',
-      ]),
+export function haproxyConfig(
+  services: readonly (BalancedService & { port: number; errorFile: string })[],
+  statsPort: number,
+): string {
+  const lines = [
+    'global',
+    '  maxconn 4000',
+    '  log stderr format raw daemon',
+    '',
+    'defaults',
+    '  mode http',
+    // Only what ended abnormally (a server gone mid-request, a 5xx) is logged, on HAProxy's stderr.
+    '  log global',
+    '  option httplog',
+    '  option dontlog-normal',
+    '  timeout connect 1s',
+    '  timeout client 60s',
+    '  timeout server 30s',
+    '  timeout http-keep-alive 10s',
+    // A live socket is a tunnel once upgraded; it may stay quiet for long between events.
+    '  timeout tunnel 1h',
+    '  timeout check 3s',
+    '  option httpchk GET /readyz',
+    '  http-check expect status 200',
+    // Three failed checks in a row take a server out: a replica draining answers 503 at once, so it
+    // is out within a second, while one check slowed by a burst of work takes nobody out.
+    '  default-server check inter 200ms fall 3 rise 2',
+    // A request whose server is gone is sent to the other one rather than failed.
+    '  option redispatch',
+    '  retries 3',
+    '  retry-on conn-failure empty-response response-timeout',
+    '',
+    'frontend stats',
+    `  bind 127.0.0.1:${statsPort}`,
+    '  stats enable',
+    '  stats uri /stats',
+    '',
+  ];
+  for (const service of services) {
+    lines.push(
+      `frontend ${service.name}`,
+      `  bind 127.0.0.1:${service.port}`,
+      `  default_backend ${service.name}`,
       '',
-    ].join('\n');
-    writeFileSync(join(dir, 'haproxy.cfg'), config);
-    const child = spawn(HAPROXY, ['-db', '-f', join(dir, 'haproxy.cfg')], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const balancer = new LoadBalancer(
-      child,
-      dir,
-      frontends,
-      Object.fromEntries(names.map((name) => [name, 's0'])),
-      () => output,
+      `backend ${service.name}`,
+      '  balance roundrobin',
+      ...['502', '503', '504'].map((code) => `  errorfile ${code} ${service.errorFile}`),
+      // A POST that reached a server may have done its work: only a connection that never carried
+      // it is retried, unless the request says it may be repeated.
+      service.retryPostsWithIdempotencyKey === true
+        ? '  http-request disable-l7-retry if METH_POST !{ req.hdr(idempotency-key) -m found }'
+        : '  http-request disable-l7-retry if METH_POST',
+      ...service.servers.map((port, i) => `  server ${service.name}-${i} 127.0.0.1:${port}`),
+      '',
     );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export interface LoadBalancer {
+  /** Each service's frontend port. */
+  ports: Record<string, number>;
+  config: string;
+  /** HAProxy's view of one server: `UP`, `DOWN`, `MAINT`, or what its stats say in between. */
+  serverStatus(service: string, index: number): Promise<string>;
+  /** Resolves once HAProxy's checks see the server `status`. */
+  waitForServer(service: string, index: number, status: 'UP' | 'DOWN', timeoutMs?: number): Promise<void>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** HAProxy as a child of the test, on free ports, in front of `services`. */
+export async function startLoadBalancer(services: readonly BalancedService[]): Promise<LoadBalancer> {
+  const folder = await mkdtemp(join(tmpdir(), 'nida-haproxy-'));
+  const [statsPort, ...frontendPorts] = (await freePorts(services.length + 1)) as [number, ...number[]];
+  const placed = await Promise.all(
+    services.map(async (service, i) => {
+      const file = join(folder, `${service.name}.503.http`);
+      await writeFile(file, errorFile(service.errorBody));
+      return { ...service, port: frontendPorts[i]!, errorFile: file };
+    }),
+  );
+  const config = haproxyConfig(placed, statsPort);
+  const configFile = join(folder, 'haproxy.cfg');
+  await writeFile(configFile, config);
+  const child: ChildProcess = spawn(HAPROXY, ['-f', configFile, '-db'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const stats = async (): Promise<string[][]> => {
+    const response = await fetch(`http://127.0.0.1:${statsPort}/stats;csv`);
+    return (await response.text())
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('#'))
+      .map((line) => line.split(','));
+  };
+  const serverStatus = async (service: string, index: number): Promise<string> => {
+    const row = (await stats()).find((cells) => cells[0] === service && cells[1] === `${service}-${index}`);
+    // Column 18 is `status` in HAProxy's CSV (docs: "9.1. CSV format").
+    return row?.[17] ?? 'absent';
+  };
+
+  try {
     await waitUntil(
       async () => {
         if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}: ${output}`);
-        return (await balancer.command('show info').catch(() => '')).includes('Name: HAProxy');
+        return (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`).catch(() => null))?.ok === true;
       },
       10_000,
-      'haproxy answering on its runtime socket',
+      'haproxy serving its stats',
     );
-    return balancer;
+  } catch (error) {
+    child.kill('SIGKILL');
+    await rm(folder, { recursive: true, force: true });
+    throw error;
   }
 
-  /** Where clients and the other processes reach `service`. */
-  url(service: string, path = '/graphql'): string {
-    return `http://127.0.0.1:${this.frontends[service]}${path}`;
-  }
-
-  /**
-   * Puts the replica on `port` in and takes the serving one out; resolves once the old one holds
-   * no request, so it can be stopped without failing one.
-   */
-  async replace(service: string, port: number): Promise<void> {
-    const old = this.serving[service]!;
-    const next = old === 's0' ? 's1' : 's0';
-    const moved = await this.command(`set server ${service}/${next} addr 127.0.0.1 port ${port}`);
-    if (!/changed|no need to change/i.test(moved))
-      throw new Error(`haproxy did not take the address: ${moved}`);
-    for (const [slot, state] of [
-      [next, 'ready'],
-      [old, 'maint'],
-    ] as const) {
-      const answer = (await this.command(`set server ${service}/${slot} state ${state}`)).trim();
-      if (answer !== '') throw new Error(`haproxy refused ${service}/${slot} ${state}: ${answer}`);
-    }
-    this.serving[service] = next;
-    await waitUntil(
-      async () => (await this.inFlight(service, old)) === 0,
-      30_000,
-      `${service}/${old} finishing its requests`,
-    );
-  }
-
-  async stop(): Promise<void> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      const exited = new Promise((resolve) => this.child.once('exit', resolve));
-      this.child.kill('SIGTERM');
+  return {
+    ports: Object.fromEntries(placed.map((service) => [service.name, service.port])),
+    config,
+    serverStatus,
+    waitForServer: (service, index, status, timeoutMs = 20_000) =>
+      waitUntil(
+        async () => (await serverStatus(service, index)).startsWith(status),
+        timeoutMs,
+        `haproxy seeing ${service}-${index} ${status}`,
+      ),
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
-    }
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-
-  /** What haproxy printed, for reading a failure. */
-  log(): string {
-    return this.output();
-  }
-
-  /** Sessions and queued requests a server holds now (`show stat`: qcur and scur). */
-  private async inFlight(service: string, slot: string): Promise<number> {
-    const csv = await this.command('show stat');
-    const [header, ...rows] = csv.split('\n');
-    const columns = (header ?? '').replace(/^# /, '').split(',');
-    const row = rows
-      .map((line) => line.split(','))
-      .find((cells) => cells[0] === service && cells[1] === slot);
-    if (row === undefined) throw new Error(`haproxy shows no ${service}/${slot}`);
-    return Number(row[columns.indexOf('qcur')]) + Number(row[columns.indexOf('scur')]);
-  }
-
-  /** One command on the runtime API; its answer as text. */
-  private command(line: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const socket = connect(join(this.dir, 'admin.sock'));
-      let answer = '';
-      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-      socket.on('error', reject);
-      socket.on('end', () => resolve(answer));
-      socket.write(`${line}\n`);
-    });
-  }
+      await rm(folder, { recursive: true, force: true });
+    },
+  };
 }

@@ -5,10 +5,15 @@ export interface ProviderRequest {
   headers: IncomingHttpHeaders;
   body: { to: string; text: string };
   answered: number;
+  /** When it arrived (ms since the epoch). */
+  at: number;
 }
 
-/** A stand-in SMS provider on 127.0.0.1: answers 503 to its first `failFirst` requests. */
-export class FakeSmsProvider {
+/**
+ * A stand-in SMS provider on 127.0.0.1, as the `http` driver calls one: answers 503 to its first
+ * `failFirst` requests, 200 to the rest, and keeps every request.
+ */
+export class SmsProvider {
   readonly requests: ProviderRequest[] = [];
   failFirst = 0;
   private server?: Server;
@@ -23,6 +28,7 @@ export class FakeSmsProvider {
           headers: req.headers,
           body: JSON.parse(body) as ProviderRequest['body'],
           answered,
+          at: Date.now(),
         });
         res.writeHead(answered, { 'content-type': 'application/json' }).end('{"accepted":true}');
       });
@@ -32,8 +38,7 @@ export class FakeSmsProvider {
   }
 
   async stop(): Promise<void> {
-    if (this.server === undefined) return;
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server!.close(resolve));
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
   }
 }

@@ -13,6 +13,9 @@ export function retryDelayMs(schedule: readonly number[], retry: number): number
 
 const SWEEP_MS = 2_000;
 
+/** bee-queue's stallInterval: a job whose worker stopped renewing it for this long is stalled. */
+const STALLED_CHECK_MS = 5_000;
+
 /** A table of delivery rows: `pending` → busy (claimed by a worker) → settled. */
 export interface DeliveryTable {
   table: DeliveryTableName;
@@ -77,7 +80,15 @@ export abstract class DeliveryRowWorker {
   ) {}
 
   start(): void {
-    this.queues.queue(this.rows.queue).process(this.concurrency, (job) => this.deliver(job.data.id));
+    const queue = this.queues.queue(this.rows.queue);
+    queue.process(this.concurrency, (job) => this.deliver(job.data.id));
+    // A job held by a worker that was killed stays active for ever unless checked, and its id (the
+    // row and attempt) then refuses the sweep's new job for the same attempt: the row would wait
+    // for nobody. The check puts such a job back in the queue for a live worker; the row's own
+    // claim still keeps it from being sent while that claim lasts.
+    queue.checkStalledJobs(STALLED_CHECK_MS).catch((error: unknown) => {
+      this.logger.warn({ err: error, queue: this.rows.queue }, 'stalled job check failed');
+    });
     this.sweeper = setInterval(() => void this.sweep(), SWEEP_MS);
   }
 

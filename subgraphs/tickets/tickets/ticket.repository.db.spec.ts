@@ -44,27 +44,45 @@ describe('TicketRepository and TicketOutbox on real Postgres', () => {
     expect(counts).toEqual([{ tickets: '0', events: '0' }]);
   });
 
-  it('holds an Idempotency-Key for the first claim until it is completed or released', async () => {
+  it('holds an Idempotency-Key for one transaction at a time, and remembers only what a transaction committed', async () => {
     const { branchId } = await newBranch();
-    const terms = { keepHours: 24, abandonedAfterSeconds: 60 };
-    expect(await tickets().claimIdempotencyKey(branchId, 'k', 'hash', terms)).toBe(true);
-    expect(await tickets().claimIdempotencyKey(branchId, 'k', 'hash', terms)).toBe(false);
-    expect(await tickets().findIdempotencyKey(branchId, 'k')).toEqual({
-      requestHash: 'hash',
-      ticketId: null,
-      completed: false,
+    await tickets().transaction(async (tx) => {
+      expect(await tx.tickets.lockIdempotencyKey(branchId, 'k')).toBe(true);
+      // Another request's transaction does not get it while this one lives.
+      await tickets().transaction(async (other) => {
+        expect(await other.tickets.lockIdempotencyKey(branchId, 'k')).toBe(false);
+        expect(await other.tickets.lockIdempotencyKey(branchId, 'other key')).toBe(true);
+      });
     });
-    await tickets().releaseIdempotencyKey(branchId, 'k');
+    await tickets()
+      .transaction(async (tx) => {
+        expect(await tx.tickets.lockIdempotencyKey(branchId, 'k')).toBe(true);
+        const ticket = await tx.tickets.insert(row(branchId, '1'));
+        await tx.tickets.rememberIdempotencyKey(
+          branchId,
+          'k',
+          { requestHash: 'hash', ticketId: ticket!.id },
+          24,
+        );
+        throw new Error('the request dies before its commit');
+      })
+      .catch(() => undefined);
     expect(await tickets().findIdempotencyKey(branchId, 'k')).toBeUndefined();
 
-    expect(await tickets().claimIdempotencyKey(branchId, 'k', 'hash', terms)).toBe(true);
-    const ticket = await tickets().insert(row(branchId, '1'));
-    await tickets().completeIdempotencyKey(branchId, 'k', ticket!.id);
-    await tickets().releaseIdempotencyKey(branchId, 'k');
+    const ticket = await tickets().transaction(async (tx) => {
+      expect(await tx.tickets.lockIdempotencyKey(branchId, 'k')).toBe(true);
+      const inserted = await tx.tickets.insert(row(branchId, '1'));
+      await tx.tickets.rememberIdempotencyKey(
+        branchId,
+        'k',
+        { requestHash: 'hash', ticketId: inserted!.id },
+        24,
+      );
+      return inserted!;
+    });
     expect(await tickets().findIdempotencyKey(branchId, 'k')).toEqual({
       requestHash: 'hash',
-      ticketId: ticket!.id,
-      completed: true,
+      ticketId: ticket.id,
     });
   });
 });

@@ -34,17 +34,10 @@ export interface TicketFilter {
   to?: Date | null;
 }
 
-/** An Idempotency-Key's record as another request left it. */
+/** An Idempotency-Key's record as a completed request left it. */
 export interface IdempotencyRecord {
   requestHash: string;
-  ticketId: number | null;
-  completed: boolean;
-}
-
-/** How long a key is kept, and after how long an unfinished claim counts as abandoned. */
-export interface IdempotencyTerms {
-  keepHours: number;
-  abandonedAfterSeconds: number;
+  ticketId: number;
 }
 
 /** A ticket locked for the customer's write, with what its venue allows. */
@@ -59,6 +52,9 @@ export interface RingState {
   status: TicketStatus;
   waitSeconds: number | null;
 }
+
+/** Keeps the keys' advisory locks apart from any other use of advisory locks on the database. */
+const IDEMPOTENCY_LOCK_SEED = 0x1de4;
 
 function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -80,58 +76,48 @@ export class TicketRepository {
   }
 
   /**
-   * Claims the key for a request, in a statement of its own so that a concurrent repeat sees the
-   * claim at once. An expired key, or a claim abandoned unfinished, is taken over. Answers whether
-   * this request holds the claim.
+   * Holds an Idempotency-Key until this transaction ends; false while another live transaction
+   * holds it. A transaction-scoped advisory lock, not a row: a request whose process is killed
+   * mid-way has its transaction aborted by Postgres and the key is free at once, where a claim row
+   * would stay behind until it was deemed abandoned.
    */
-  async claimIdempotencyKey(
-    branchId: number,
-    key: string,
-    requestHash: string,
-    terms: IdempotencyTerms,
-  ): Promise<boolean> {
-    const claimed = await this.em.execute<Row[]>(
-      `insert into tickets.idempotency_keys (branch_id, key, request_hash, expires_at)
-       values (?, ?, ?, now() + make_interval(hours => ?))
-       on conflict (branch_id, key) do update
-         set request_hash = excluded.request_hash, ticket_id = null, started_at = now(),
-             completed_at = null, expires_at = excluded.expires_at
-         where tickets.idempotency_keys.expires_at < now()
-            or (tickets.idempotency_keys.completed_at is null
-                and tickets.idempotency_keys.started_at < now() - make_interval(secs => ?))
-       returning branch_id`,
-      [branchId, key, requestHash, terms.keepHours, terms.abandonedAfterSeconds],
+  async lockIdempotencyKey(branchId: number, key: string): Promise<boolean> {
+    const [row] = await this.em.execute<{ locked: boolean }[]>(
+      `select pg_try_advisory_xact_lock(hashtextextended(?::text || ':' || ?::text, ?)) as locked`,
+      [branchId, key, IDEMPOTENCY_LOCK_SEED],
     );
-    return claimed.length === 1;
+    return row?.locked === true;
   }
 
+  /** The unexpired record of a key a completed request left; read under lockIdempotencyKey. */
   async findIdempotencyKey(branchId: number, key: string): Promise<IdempotencyRecord | undefined> {
     const [existing] = await this.em.execute<Row[]>(
-      `select request_hash, ticket_id, completed_at from tickets.idempotency_keys where branch_id = ? and key = ?`,
+      `select request_hash, ticket_id from tickets.idempotency_keys
+        where branch_id = ? and key = ? and completed_at is not null and ticket_id is not null
+          and expires_at > now()`,
       [branchId, key],
     );
     if (existing === undefined) return undefined;
-    return {
-      requestHash: existing.request_hash as string,
-      ticketId: existing.ticket_id === null ? null : Number(existing.ticket_id),
-      completed: existing.completed_at !== null,
-    };
+    return { requestHash: existing.request_hash as string, ticketId: Number(existing.ticket_id) };
   }
 
-  /** Remembers the ticket a claimed key created; in the transaction that created it. */
-  async completeIdempotencyKey(branchId: number, key: string, ticketId: number): Promise<void> {
+  /**
+   * Remembers the ticket a key created, in the transaction that created it and under its lock.
+   * An expired record, or an unfinished one an earlier version of this code left, is replaced.
+   */
+  async rememberIdempotencyKey(
+    branchId: number,
+    key: string,
+    record: IdempotencyRecord,
+    keepHours: number,
+  ): Promise<void> {
     await this.em.execute(
-      `update tickets.idempotency_keys set ticket_id = ?, completed_at = now()
-            where branch_id = ? and key = ?`,
-      [ticketId, branchId, key],
-    );
-  }
-
-  /** Drops an unfinished claim; a completed one stays. */
-  async releaseIdempotencyKey(branchId: number, key: string): Promise<void> {
-    await this.em.execute(
-      `delete from tickets.idempotency_keys where branch_id = ? and key = ? and completed_at is null`,
-      [branchId, key],
+      `insert into tickets.idempotency_keys (branch_id, key, request_hash, ticket_id, completed_at, expires_at)
+       values (?, ?, ?, ?, now(), now() + make_interval(hours => ?))
+       on conflict (branch_id, key) do update
+         set request_hash = excluded.request_hash, ticket_id = excluded.ticket_id, started_at = now(),
+             completed_at = excluded.completed_at, expires_at = excluded.expires_at`,
+      [branchId, key, record.requestHash, record.ticketId, keepHours],
     );
   }
 

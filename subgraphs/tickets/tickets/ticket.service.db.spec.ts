@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from 
 import { useSchemaDatabase } from '../../../test/support/database';
 import { rejection } from '../../../test/support/rejection';
 import type { Principal } from '../access';
+import { TicketRepository } from './ticket.repository';
 import { TicketService } from './ticket.service';
 import { VenueService } from '../venues';
 
@@ -146,13 +147,26 @@ describe('TicketService on real Postgres', () => {
 
     it('answers 409 while the first request with the key is still running', async () => {
       const branch = await newBranch();
+      // The first request's transaction holds the key, as a create in flight does.
+      await new TicketRepository(db.orm.em.fork()).transaction(async (first) => {
+        expect(await first.tickets.lockIdempotencyKey(branch.branchId, 'busy')).toBe(true);
+        const error = await rejection(tickets().create(branch, {}, 'busy'));
+        expect(error).toBeInstanceOf(ConflictError);
+      });
+      expect((await tickets().create(branch, {}, 'busy')).replayed).toBe(false);
+    });
+
+    it('takes over at once a key whose first request died before its commit', async () => {
+      const branch = await newBranch();
+      // What a version that claimed keys in a row of their own left behind a killed request.
       await sql(
         `insert into tickets.idempotency_keys (branch_id, key, request_hash, expires_at)
-         values (?, 'busy', 'whatever', now() + interval '1 day')`,
+         values (?, 'orphaned', 'whatever', now() + interval '1 day')`,
         [branch.branchId],
       );
-      const error = await rejection(tickets().create(branch, {}, 'busy'));
-      expect(error).toBeInstanceOf(ConflictError);
+      const { replayed, ticket } = await tickets().create(branch, {}, 'orphaned');
+      expect(replayed).toBe(false);
+      expect((await tickets().create(branch, {}, 'orphaned')).ticket.id).toBe(ticket.id);
     });
 
     it('creates exactly one ticket from 20 parallel requests with one key', async () => {

@@ -46,8 +46,6 @@ const MOVE_EVENT: Record<TicketMove, WebhookEvent> = {
   cancel: 'ticket.cancelled',
 };
 
-/** After how long an unfinished Idempotency-Key claim counts as abandoned. */
-const ABANDONED_CLAIM_SECONDS = 60;
 const AUTO_NUMBER_ATTEMPTS = 50;
 
 function newToken(): string {
@@ -97,44 +95,40 @@ export class TicketService {
         idempotencyKey: [say('ticket.idempotency_key_length', { max: TICKET_LIMITS.idempotencyKey })],
       });
     }
-    const hash = requestHash(checked);
-    const replay = await this.claimIdempotencyKey(principal.branchId, idempotencyKey, hash);
-    if (replay !== null) return { ticket: replay, replayed: true };
-    try {
-      const ticket = await this.tickets.transaction(async (tx) => {
-        const created = await this.insertTicket(tx, principal, checked);
-        await tx.tickets.completeIdempotencyKey(principal.branchId, idempotencyKey, created.id);
-        return created;
-      });
-      return { ticket, replayed: false };
-    } catch (error) {
-      // Only a created ticket is remembered; a refused request may be corrected and sent again.
-      await this.tickets.releaseIdempotencyKey(principal.branchId, idempotencyKey);
-      throw error;
-    }
+    return this.createOnce(principal, checked, idempotencyKey);
   }
 
   /**
-   * Claims the key for this request in its own short transaction, so a concurrent repeat sees the
-   * claim at once (409) instead of waiting. Returns the earlier ticket when the request is a replay.
+   * A create under an Idempotency-Key, in one transaction that holds the key (409 for a concurrent
+   * repeat, at once rather than waiting), replays what a completed request with it created, or
+   * creates the ticket and remembers the key. Nothing is written before the commit, so a refused
+   * request can be corrected and sent again with the same key, and a request cut off by a crash
+   * leaves nothing a retry would have to wait for.
    */
-  private async claimIdempotencyKey(branchId: number, key: string, hash: string): Promise<Ticket | null> {
-    const claimed = await this.tickets.claimIdempotencyKey(branchId, key, hash, {
-      keepHours: IDEMPOTENCY_HOURS,
-      abandonedAfterSeconds: ABANDONED_CLAIM_SECONDS,
+  private createOnce(principal: Principal, checked: CheckedRequest, key: string): Promise<CreatedTicket> {
+    const hash = requestHash(checked);
+    return this.tickets.transaction(async (tx) => {
+      if (!(await tx.tickets.lockIdempotencyKey(principal.branchId, key))) {
+        throw new ConflictError(
+          'A request with this Idempotency-Key is still being processed. Retry shortly.',
+        );
+      }
+      const earlier = await tx.tickets.findIdempotencyKey(principal.branchId, key);
+      if (earlier !== undefined) {
+        if (earlier.requestHash !== hash) {
+          throw new ValidationError({ idempotencyKey: [say('request.idempotency_mismatch')] });
+        }
+        return { ticket: await this.tickets.findStored(earlier.ticketId), replayed: true };
+      }
+      const ticket = await this.insertTicket(tx, principal, checked);
+      await tx.tickets.rememberIdempotencyKey(
+        principal.branchId,
+        key,
+        { requestHash: hash, ticketId: ticket.id },
+        IDEMPOTENCY_HOURS,
+      );
+      return { ticket, replayed: false };
     });
-    if (claimed) return null;
-    const existing = await this.tickets.findIdempotencyKey(branchId, key);
-    if (existing === undefined) return this.claimIdempotencyKey(branchId, key, hash); // released meanwhile
-    if (!existing.completed || existing.ticketId === null) {
-      throw new ConflictError('A request with this Idempotency-Key is still being processed. Retry shortly.');
-    }
-    if (existing.requestHash !== hash) {
-      throw new ValidationError({
-        idempotencyKey: [say('request.idempotency_mismatch')],
-      });
-    }
-    return this.tickets.findStored(existing.ticketId);
   }
 
   private async insertTicket(
