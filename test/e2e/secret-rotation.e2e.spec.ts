@@ -3,7 +3,12 @@ import { loadConfig, type Config } from '../../common/config';
 import { EXPORTS_PER_MINUTE } from '../../contracts/cv/export.limits';
 import { unseal } from '../../subgraphs/tickets/events/secret-box';
 import { createTestDatabase, testConfig, type TestDatabase } from '../support/database';
-import { LoadBalancer } from '../support/rolling-balancer';
+import {
+  GRAPHQL_UNAVAILABLE_BODY,
+  REST_UNAVAILABLE_BODY,
+  startLoadBalancer,
+  type LoadBalancer,
+} from '../support/load-balancer';
 import {
   admin,
   newCvAccount,
@@ -18,8 +23,9 @@ import { waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
- * The processes this file rolls, one replica each at rest and two during its own roll. The cv
- * subgraph serves export links in HTML, which need no Chromium; identity takes no part.
+ * The processes this file rolls, one replica each at rest and two during its own roll: each has two
+ * ports (slots), the one serving and the idle one a roll starts the new replica on. The cv subgraph
+ * serves export links in HTML, which need no Chromium; identity takes no part.
  */
 const PROCESSES = {
   cv: { script: 'subgraphs/cv/main.js', portVariable: 'CV_PORT', balanced: true },
@@ -31,6 +37,15 @@ const PROCESSES = {
 } as const;
 
 type ProcessName = keyof typeof PROCESSES;
+
+/** Which of a process's two ports a replica listens on. */
+type Slot = 0 | 1;
+
+/**
+ * How long a stopping replica reports not ready before closing: HAProxy takes it out after three
+ * failed checks 200 ms apart (later while the machine is busy), so no request reaches a closed port.
+ */
+const SHUTDOWN_DELAY_MS = 2_000;
 
 /** The values of one rotation: the old and the new of each secret. */
 const OLD_SECRET = randomBytes(32).toString('base64url');
@@ -81,7 +96,9 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
   let branch: TicketBranch;
   /** CV accounts, each with one CV, taken in turn to stay under EXPORTS_PER_MINUTE each. */
   const cvs: { account: CvAccount; cvId: string }[] = [];
-  const running = {} as Record<ProcessName, { process: PlatformProcess; port: number }>;
+  /** Each process's two ports; HAProxy has both as servers, the idle one DOWN by its health check. */
+  const slots = {} as Record<ProcessName, readonly [number, number]>;
+  const running = {} as Record<ProcessName, { process: PlatformProcess; slot: Slot }>;
   /** One receiver per endpoint, each added under a different phase (so sealed under a different key). */
   const receivers: { receiver: WebhookReceiver; endpointId: number; since: number; addedIn: Phase }[] = [];
   const outcomes: Outcome[] = [];
@@ -90,14 +107,18 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
   let loadRunning = true;
   let load: Promise<void[]> | undefined;
 
+  /** Where clients and the other processes reach `service`: its HAProxy frontend. */
+  const url = (service: ProcessName, path = '/graphql') =>
+    `http://127.0.0.1:${balancer.ports[service]}${path}`;
+
   const envOf = (phase: Phase, name: ProcessName, port: number): NodeJS.ProcessEnv =>
     platformEnv(base, {
       ...PHASES[phase],
       [PROCESSES[name].portVariable]: String(port),
-      TICKETS_SUBGRAPH_URL: balancer.url('tickets'),
-      BILLING_SUBGRAPH_URL: balancer.url('billing'),
-      GATEWAY_URL: balancer.url('gateway'),
-      CV_SUBGRAPH_URL: balancer.url('cv'),
+      TICKETS_SUBGRAPH_URL: url('tickets'),
+      BILLING_SUBGRAPH_URL: url('billing'),
+      GATEWAY_URL: url('gateway'),
+      CV_SUBGRAPH_URL: url('cv'),
       // Nothing here signs a person in; the identity subgraph's URL only has to be valid.
       IDENTITY_SUBGRAPH_URL: 'http://127.0.0.1:9/graphql',
       WEBHOOK_ALLOW_INSECURE: 'true',
@@ -106,6 +127,7 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
       CV_RATE_LIMIT: '1000000',
       PUBLIC_RATE_LIMIT: '1000000',
       PUBLIC_WRITE_RATE_LIMIT: '1000000',
+      SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
       SHUTDOWN_TIMEOUT_MS: '5000',
     });
 
@@ -113,16 +135,29 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
   const adminConfig = (phase: Phase): Config =>
     loadConfig({ ...envOf(phase, 'tickets', 0), LOG_LEVEL: 'silent' });
 
-  const start = async (name: ProcessName, phase: Phase, port: number) =>
-    startProcess(PROCESSES[name].script, envOf(phase, name, port), `http://127.0.0.1:${port}/readyz`, 60_000);
+  const start = async (name: ProcessName, phase: Phase, slot: Slot) => {
+    const port = slots[name][slot];
+    return startProcess(
+      PROCESSES[name].script,
+      envOf(phase, name, port),
+      `http://127.0.0.1:${port}/readyz`,
+      60_000,
+    );
+  };
 
-  /** A surge roll of one process: the new replica serves before the old one stops. */
+  /**
+   * A surge roll of one process (maxSurge 1, maxUnavailable 0): the new replica starts on the idle
+   * slot and serves once HAProxy sees it up; the old one, stopped, reports not ready for
+   * SHUTDOWN_DELAY_MS, so HAProxy takes it out before it closes.
+   */
   async function roll(name: ProcessName, phase: Phase): Promise<void> {
-    const [port] = (await freePorts(1)) as [number];
-    const next = await start(name, phase, port);
-    if (PROCESSES[name].balanced) await balancer.replace(name, port);
-    await running[name].process.stop();
-    running[name] = { process: next, port };
+    const old = running[name];
+    const slot: Slot = old.slot === 0 ? 1 : 0;
+    const next = await start(name, phase, slot);
+    if (PROCESSES[name].balanced) await balancer.waitForServer(name, slot, 'UP');
+    await old.process.stop();
+    if (PROCESSES[name].balanced) await balancer.waitForServer(name, old.slot, 'DOWN');
+    running[name] = { process: next, slot };
   }
 
   async function addReceiver(phase: Phase): Promise<void> {
@@ -164,7 +199,7 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
 
   /** A POS's day: create, ready (a webhook), read back; and a frontend's list over GraphQL. */
   async function posWorker(worker: number): Promise<void> {
-    const rest = balancer.url('adapter', '/api/v1');
+    const rest = url('adapter', '/api/v1');
     for (let n = 0; loadRunning; n += 1) {
       const created = await call('REST create', `${rest}/tickets`, {
         method: 'POST',
@@ -179,7 +214,7 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
         }
         await call('REST read', `${rest}/tickets/${id}`);
       }
-      await call('GraphQL list', balancer.url('gateway'), {
+      await call('GraphQL list', url('gateway'), {
         method: 'POST',
         body: JSON.stringify({ query: '{ tickets(perPage: 5) { items { id status } total } }' }),
       });
@@ -196,7 +231,7 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
       const { account, cvId } = cvs[n % cvs.length]!;
       const made = await call(
         'GraphQL cvExportUrl',
-        balancer.url('gateway'),
+        url('gateway'),
         {
           method: 'POST',
           headers: { 'x-api-key': account.key },
@@ -207,11 +242,11 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
         },
         'own',
       );
-      const url = (JSON.parse(made.body) as { data?: { cvExportUrl?: { url: string } } }).data?.cvExportUrl
-        ?.url;
-      if (url !== undefined) {
-        const link = new URL(url);
-        await call('REST CV link', `${balancer.url('adapter', link.pathname)}${link.search}`, {}, 'own');
+      const exportUrl = (JSON.parse(made.body) as { data?: { cvExportUrl?: { url: string } } }).data
+        ?.cvExportUrl?.url;
+      if (exportUrl !== undefined) {
+        const link = new URL(exportUrl);
+        await call('REST CV link', `${url('adapter', link.pathname)}${link.search}`, {}, 'own');
       }
       // Under the per-account export limit whatever the window: each account about 8 a minute.
       await new Promise((resolve) => setTimeout(resolve, 60_000 / (EXPORTS_PER_MINUTE - 2) / cvs.length));
@@ -256,24 +291,32 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
     database = await createTestDatabase();
     base = testConfig(database, { ...PHASES.before });
     const names = Object.keys(PROCESSES) as ProcessName[];
-    const ports = await freePorts(names.length);
-    const portOf = Object.fromEntries(names.map((name, i) => [name, ports[i]!])) as Record<
-      ProcessName,
-      number
-    >;
-    balancer = await LoadBalancer.start(
-      Object.fromEntries(
-        names.filter((name) => PROCESSES[name].balanced).map((name) => [name, portOf[name]]),
-      ),
+    const ports = await freePorts(names.length * 2);
+    names.forEach((name, i) => (slots[name] = [ports[2 * i]!, ports[2 * i + 1]!]));
+    const balanced = names.filter((name) => PROCESSES[name].balanced);
+    balancer = await startLoadBalancer(
+      balanced.map((name) => ({
+        name,
+        servers: slots[name],
+        errorBody: name === 'adapter' ? REST_UNAVAILABLE_BODY : GRAPHQL_UNAVAILABLE_BODY,
+        retryPostsWithIdempotencyKey: name === 'adapter',
+      })),
     );
     for (const name of ['billing', 'tickets', 'cv', 'events', 'gateway', 'adapter'] as const) {
-      running[name] = { process: await start(name, 'before', portOf[name]), port: portOf[name] };
+      running[name] = { process: await start(name, 'before', 0), slot: 0 };
     }
+    // The load starts once HAProxy sends it to the replicas alone, not to a slot nothing listens on.
+    await Promise.all(
+      balanced.flatMap((name) => [
+        balancer.waitForServer(name, 0, 'UP'),
+        balancer.waitForServer(name, 1, 'DOWN'),
+      ]),
+    );
     branch = await newTicketBranch(adminConfig('before'));
     await addReceiver('before');
     for (let i = 0; i < 3; i += 1) {
       const account = await newCvAccount(adminConfig('before'), { plan: 'business' });
-      const created = await fetch(balancer.url('adapter', '/api/v1/cvs'), {
+      const created = await fetch(url('adapter', '/api/v1/cvs'), {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': account.key },
         body: JSON.stringify({
@@ -298,6 +341,8 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
     await database?.drop();
   });
 
+  // 18 rolls, each waiting for a start, HAProxy's checks and SHUTDOWN_DELAY_MS: two to three
+  // minutes on two busy cores.
   it('serves every request and delivers every webhook signed through the three rolls and the reseal', async () => {
     // Roll 1 in the order processes call each other; roll 2 senders first, so a gateway on the new
     // primary calls subgraphs that have not rolled yet; roll 3 in yet another order.
@@ -355,5 +400,5 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
     expect(failed()).toEqual([]);
     expect(readied.length).toBeGreaterThan(10);
     expect(outcomes.filter((o) => o.what === 'REST CV link' && o.status === 200).length).toBeGreaterThan(5);
-  }, 170_000);
+  }, 300_000);
 });
