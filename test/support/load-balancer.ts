@@ -55,7 +55,8 @@ function errorFile(body: string): string {
 /**
  * The configuration the replica test runs and docs/OPERATIONS.md shows: health checks on /readyz
  * every 200 ms (three failures in a row take a server out, two successes bring it back), a request whose
- * connection failed is sent to the other server, and HAProxy's own errors are the platform's 503.
+ * connection failed is sent to the other server, one request per client connection, and HAProxy's
+ * own errors are the platform's 503.
  */
 export function haproxyConfig(
   services: readonly (BalancedService & { port: number; errorFile: string })[],
@@ -76,6 +77,11 @@ export function haproxyConfig(
     '  timeout client 60s',
     '  timeout server 30s',
     '  timeout http-keep-alive 10s',
+    // Each client connection carries one request. On a kept-alive connection HAProxy answers a
+    // request whose server died before answering (and that it may not retry) with no answer at
+    // all: it closes the connection, logs nothing and leaves the retry to the client, which a fetch
+    // never makes. The first request of a connection gets the 502, that is the 503 below.
+    '  option httpclose',
     // A live socket is a tunnel once upgraded; it may stay quiet for long between events.
     '  timeout tunnel 1h',
     '  timeout check 3s',
