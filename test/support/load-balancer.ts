@@ -77,11 +77,6 @@ export function haproxyConfig(
     '  timeout client 60s',
     '  timeout server 30s',
     '  timeout http-keep-alive 10s',
-    // Each client connection carries one request. On a kept-alive connection HAProxy answers a
-    // request whose server died before answering (and that it may not retry) with no answer at
-    // all: it closes the connection, logs nothing and leaves the retry to the client, which a fetch
-    // never makes. The first request of a connection gets the 502, that is the 503 below.
-    '  option httpclose',
     // A live socket is a tunnel once upgraded; it may stay quiet for long between events.
     '  timeout tunnel 1h',
     '  timeout check 3s',
@@ -105,6 +100,12 @@ export function haproxyConfig(
     lines.push(
       `frontend ${service.name}`,
       `  bind 127.0.0.1:${service.port}`,
+      // One request per client connection. When a server dies before answering a request that is
+      // not retried, HAProxy answers the 502 (the 503 below) only to the first request of a client
+      // connection; on a kept-alive one it closes the connection unanswered and logs nothing,
+      // leaving the client to resend, which fetch and most HTTP clients never do for a POST. The
+      // servers' side stays kept alive; an upgrade (101, the live sockets) keeps its header.
+      '  http-response set-header Connection close unless { status 101 }',
       `  default_backend ${service.name}`,
       '',
       `backend ${service.name}`,
