@@ -55,7 +55,8 @@ function errorFile(body: string): string {
 /**
  * The configuration the replica test runs and docs/OPERATIONS.md shows: health checks on /readyz
  * every 200 ms (three failures in a row take a server out, two successes bring it back), a request whose
- * connection failed is sent to the other server, and HAProxy's own errors are the platform's 503.
+ * connection failed is sent to the other server, one request per client connection, and HAProxy's
+ * own errors are the platform's 503.
  */
 export function haproxyConfig(
   services: readonly (BalancedService & { port: number; errorFile: string })[],
@@ -99,6 +100,12 @@ export function haproxyConfig(
     lines.push(
       `frontend ${service.name}`,
       `  bind 127.0.0.1:${service.port}`,
+      // One request per client connection. When a server dies before answering a request that is
+      // not retried, HAProxy answers the 502 (the 503 below) only to the first request of a client
+      // connection; on a kept-alive one it closes the connection unanswered and logs nothing,
+      // leaving the client to resend, which fetch and most HTTP clients never do for a POST. The
+      // servers' side stays kept alive; an upgrade (101, the live sockets) keeps its header.
+      '  http-response set-header Connection close unless { status 101 }',
       `  default_backend ${service.name}`,
       '',
       `backend ${service.name}`,
