@@ -4,19 +4,14 @@ import { createTestDatabase, testConfig, type TestDatabase } from '../support/da
 import { pageLikeClient, type PageLikeClient } from '../support/live-client';
 import { startOwnSentinelGroup, type OwnSentinelGroup } from '../support/own-servers';
 import { hookReceiver, newTicketBranch, platformEnv, type TicketBranch } from '../support/platform';
-import { freePorts, startProcess, type PlatformProcess } from '../support/processes';
+import { freePorts, PROCESS_KINDS, startProcess, type PlatformProcess } from '../support/processes';
 import { SmsProvider } from '../support/sms-provider';
 import { awayFromWindowEdge, waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 /** The platform's processes this file runs; the cv and identity subgraphs take no part. */
-const PROCESSES = {
-  billing: { script: 'subgraphs/billing/main.js', portVariable: 'BILLING_PORT' },
-  tickets: { script: 'subgraphs/tickets/main.js', portVariable: 'TICKETS_PORT' },
-  events: { script: 'subgraphs/tickets/events/main.js', portVariable: 'EVENTS_PORT' },
-  gateway: { script: 'gateway/main.js', portVariable: 'GATEWAY_PORT' },
-  adapter: { script: 'rest-adapter/main.js', portVariable: 'REST_PORT' },
-} as const;
+const { billing, tickets, events, gateway, adapter } = PROCESS_KINDS;
+const PROCESSES = { billing, tickets, events, gateway, adapter };
 
 type ProcessName = keyof typeof PROCESSES;
 const NAMES = Object.keys(PROCESSES) as ProcessName[];

@@ -15,8 +15,8 @@ import {
   platformEnv,
   type TicketBranch,
 } from '../support/platform';
-import { freePorts } from '../support/processes';
-import { PROCESS_KINDS, ReplicaSet } from '../support/replica-set';
+import { freePorts, PROCESS_KINDS } from '../support/processes';
+import { ReplicaSet } from '../support/replica-set';
 import { SmsProvider } from '../support/sms-provider';
 import { waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';

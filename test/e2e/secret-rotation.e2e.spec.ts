@@ -18,7 +18,7 @@ import {
   type CvAccount,
   type TicketBranch,
 } from '../support/platform';
-import { freePorts, startProcess, type PlatformProcess } from '../support/processes';
+import { freePorts, PROCESS_KINDS, startProcess, type PlatformProcess } from '../support/processes';
 import { waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -27,13 +27,15 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  * ports (slots), the one serving and the idle one a roll starts the new replica on. The cv subgraph
  * serves export links in HTML, which need no Chromium; identity takes no part.
  */
+const { cv, billing, tickets, events, gateway, adapter } = PROCESS_KINDS;
+// tickets-events takes no requests, so nothing balances it: its roll only alternates ports.
 const PROCESSES = {
-  cv: { script: 'subgraphs/cv/main.js', portVariable: 'CV_PORT', balanced: true },
-  billing: { script: 'subgraphs/billing/main.js', portVariable: 'BILLING_PORT', balanced: true },
-  tickets: { script: 'subgraphs/tickets/main.js', portVariable: 'TICKETS_PORT', balanced: true },
-  events: { script: 'subgraphs/tickets/events/main.js', portVariable: 'EVENTS_PORT', balanced: false },
-  gateway: { script: 'gateway/main.js', portVariable: 'GATEWAY_PORT', balanced: true },
-  adapter: { script: 'rest-adapter/main.js', portVariable: 'REST_PORT', balanced: true },
+  cv: { ...cv, balanced: true },
+  billing: { ...billing, balanced: true },
+  tickets: { ...tickets, balanced: true },
+  events: { ...events, balanced: false },
+  gateway: { ...gateway, balanced: true },
+  adapter: { ...adapter, balanced: true },
 } as const;
 
 type ProcessName = keyof typeof PROCESSES;

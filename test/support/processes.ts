@@ -105,3 +105,21 @@ export async function startProcess(
     output: () => `${stdout}${stderr}`,
   };
 }
+
+/** A kind of platform process: its compiled entry point and the variable that names its port. */
+export interface ProcessKind {
+  name: string;
+  script: string;
+  portVariable: string;
+}
+
+/** Every process of the platform, as docker-compose or Kubernetes runs them one per container. */
+export const PROCESS_KINDS = {
+  tickets: { name: 'tickets', script: 'subgraphs/tickets/main.js', portVariable: 'TICKETS_PORT' },
+  cv: { name: 'cv', script: 'subgraphs/cv/main.js', portVariable: 'CV_PORT' },
+  billing: { name: 'billing', script: 'subgraphs/billing/main.js', portVariable: 'BILLING_PORT' },
+  identity: { name: 'identity', script: 'subgraphs/identity/main.js', portVariable: 'IDENTITY_PORT' },
+  events: { name: 'events', script: 'subgraphs/tickets/events/main.js', portVariable: 'EVENTS_PORT' },
+  gateway: { name: 'gateway', script: 'gateway/main.js', portVariable: 'GATEWAY_PORT' },
+  adapter: { name: 'adapter', script: 'rest-adapter/main.js', portVariable: 'REST_PORT' },
+} as const satisfies Record<string, ProcessKind>;
