@@ -12,7 +12,7 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
  * Whether a presented value is one of the platform's accepted secrets (the primary, and during a
- * rotation the previous one: docs/OPERATIONS.md "Rotating secrets"), in time that does not depend
+ * rotation the secondary, new or old: docs/OPERATIONS.md "Rotating secrets"), in time that does not depend
  * on where they differ: both sides are hashed first, so each comparison is of 32 bytes, and every
  * accepted value is compared, so the time does not tell which one matched either.
  */
