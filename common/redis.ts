@@ -11,8 +11,11 @@ export const START_REDIS_HINT =
 /** Longest a process waits at start for Redis (through Sentinel: for a master the Sentinels name). */
 const CONNECT_WAIT_MS = 10_000;
 
-/** The same pace for the master and the Sentinels: back within two seconds of either returning. */
-const retryDelay = (attempt: number) => Math.min(attempt * 200, 2_000);
+/**
+ * The same pace for the master, the Sentinels and bee-queue's own connections: back within two
+ * seconds of either returning, however long it was away.
+ */
+export const retryDelay = (attempt: number) => Math.min(attempt * 200, 2_000);
 
 /** A target for messages and logs: the URL without its password, or the Sentinels and the group. */
 export function describeRedisTarget(target: RedisTarget): string {

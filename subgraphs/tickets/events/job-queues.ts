@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import BeeQueue from 'bee-queue';
 import type { Config } from '../../../common/config';
-import { createRedisClient, Redis as IORedis, type Redis } from '../../../common/redis';
+import { createRedisClient, Redis as IORedis, retryDelay, type Redis } from '../../../common/redis';
 
 export interface DeliveryJob {
   /** A row of tickets.webhook_deliveries, sms_messages or push_messages: Postgres holds the truth. */
@@ -94,7 +94,7 @@ export class JobQueues {
         url: target.url,
         // As common/redis.ts: back within two seconds of Redis, however long it was away (node-redis
         // would otherwise wait ever longer between attempts).
-        retry_strategy: ({ attempt }: { attempt: number }) => Math.min(attempt * 200, 2_000),
+        retry_strategy: ({ attempt }: { attempt: number }) => retryDelay(attempt),
       };
     }
     const client = createRedisClient(
@@ -103,7 +103,7 @@ export class JobQueues {
         connectionName: `bee-queue-${name}`,
         enableOfflineQueue: true,
         maxRetriesPerRequest: null,
-        retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+        retryStrategy: retryDelay,
       },
       BeeQueueClient,
     );
