@@ -56,7 +56,12 @@ function migrationsOf(root: string): Record<string, string[]> {
  */
 async function previousBuild(revision: string): Promise<string> {
   const dir = join(tmpdir(), `nida-previous-build-${revision.slice(0, 12)}`);
-  if (existsSync(join(dir, 'dist', '.complete'))) return dir;
+  if (existsSync(join(dir, 'dist', '.complete'))) {
+    // The checkout that compiled it may be gone since, and its node_modules with it.
+    rmSync(join(dir, 'node_modules'), { force: true });
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    return dir;
+  }
   const building = `${dir}.building-${process.pid}`;
   rmSync(building, { recursive: true, force: true });
   mkdirSync(building, { recursive: true });
