@@ -78,14 +78,37 @@ describe('one trace from a POS request to its webhook, exported by every process
     expect(traceIdOf(webhook!.headers.traceparent)).toBe(traceId);
 
     const spans = () => collector.trace(traceId);
-    const has = (test: (span: ReceivedSpan) => boolean) => spans().some(test);
+    const ancestorsIn = (trace: ReceivedSpan[], span: ReceivedSpan): ReceivedSpan[] => {
+      const byId = new Map(trace.map((s) => [s.spanId, s]));
+      const up = (from: ReceivedSpan): ReceivedSpan[] => {
+        const parent = byId.get(from.parentSpanId);
+        return parent === undefined ? [] : [parent, ...up(parent)];
+      };
+      return up(span);
+    };
+    const chainOf = (trace: ReceivedSpan[]) => {
+      const adapterServer = trace.find((s) => s.service === 'rest-adapter' && s.parentSpanId === posSpanId);
+      const delivery = trace.find((s) => s.service === 'tickets-events' && s.name.startsWith('webhook deliver'));
+      const postgres = trace.find((s) => s.service === 'tickets' && isPostgres(s));
+      return { adapterServer, delivery, postgres };
+    };
+    // Each process exports on its own schedule, and a parent span ends (and is queued) only after
+    // its children: the test waits until the chain from the POS's span down to the webhook delivery
+    // and the Postgres query is whole, rather than for the leaves alone.
     await waitUntil(
-      () =>
-        has((s) => s.service === 'tickets-events' && s.name.startsWith('webhook deliver')) &&
-        has((s) => s.service === 'tickets' && isPostgres(s)) &&
-        has((s) => s.service === 'gateway' && s.name === 'subgraph tickets'),
+      () => {
+        const trace = spans();
+        const { adapterServer, delivery, postgres } = chainOf(trace);
+        if (adapterServer === undefined || delivery === undefined || postgres === undefined) return false;
+        const services = new Set(ancestorsIn(trace, delivery).map((s) => s.service));
+        return (
+          ['tickets-events', 'tickets', 'gateway', 'rest-adapter'].every((service) => services.has(service)) &&
+          ancestorsIn(trace, postgres).includes(adapterServer) &&
+          trace.some((s) => s.service === 'gateway' && s.name === 'subgraph tickets')
+        );
+      },
       15_000,
-      'the spans of the adapter, gateway, tickets, Postgres and the webhook delivery',
+      'the chain of spans from the POS through the adapter, gateway, tickets, Postgres and the webhook delivery',
     );
     const trace = spans();
     const tree = spanTree(trace);
@@ -94,24 +117,17 @@ describe('one trace from a POS request to its webhook, exported by every process
     await writeFile(join(projectRoot(), 'test-artifacts', 'trace-tree.txt'), `trace ${traceId}\n${tree}\n`);
 
     // The POS's span is the parent of the adapter's server span.
-    const adapterServer = trace.find((s) => s.service === 'rest-adapter' && s.parentSpanId === posSpanId);
+    const { adapterServer, delivery, postgres } = chainOf(trace);
     expect(adapterServer).toBeDefined();
     expect(adapterServer!.kind).toBe(2); // SERVER
     for (const service of ['rest-adapter', 'gateway', 'tickets', 'tickets-events']) {
       expect(trace.some((s) => s.service === service)).toBe(true);
     }
     // Each link of the chain is a child of the one before it, not a trace of its own per process.
-    const byId = new Map(trace.map((s) => [s.spanId, s]));
-    const ancestors = (span: ReceivedSpan): ReceivedSpan[] => {
-      const parent = byId.get(span.parentSpanId);
-      return parent === undefined ? [] : [parent, ...ancestors(parent)];
-    };
-    const delivery = trace.find((s) => s.name.startsWith('webhook deliver'))!;
-    expect(ancestors(delivery).map((s) => s.service)).toEqual(
+    expect(ancestorsIn(trace, delivery!).map((s) => s.service)).toEqual(
       expect.arrayContaining(['tickets-events', 'tickets', 'gateway', 'rest-adapter']),
     );
-    const postgres = trace.find((s) => s.service === 'tickets' && isPostgres(s))!;
-    expect(ancestors(postgres)).toContain(adapterServer);
+    expect(ancestorsIn(trace, postgres!)).toContain(adapterServer);
   });
 
   it('names the trace and span in every log line written inside it', async () => {
