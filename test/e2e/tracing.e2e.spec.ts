@@ -88,7 +88,9 @@ describe('one trace from a POS request to its webhook, exported by every process
     };
     const chainOf = (trace: ReceivedSpan[]) => {
       const adapterServer = trace.find((s) => s.service === 'rest-adapter' && s.parentSpanId === posSpanId);
-      const delivery = trace.find((s) => s.service === 'tickets-events' && s.name.startsWith('webhook deliver'));
+      const delivery = trace.find(
+        (s) => s.service === 'tickets-events' && s.name.startsWith('webhook deliver'),
+      );
       const postgres = trace.find((s) => s.service === 'tickets' && isPostgres(s));
       return { adapterServer, delivery, postgres };
     };
@@ -102,7 +104,9 @@ describe('one trace from a POS request to its webhook, exported by every process
         if (adapterServer === undefined || delivery === undefined || postgres === undefined) return false;
         const services = new Set(ancestorsIn(trace, delivery).map((s) => s.service));
         return (
-          ['tickets-events', 'tickets', 'gateway', 'rest-adapter'].every((service) => services.has(service)) &&
+          ['tickets-events', 'tickets', 'gateway', 'rest-adapter'].every((service) =>
+            services.has(service),
+          ) &&
           ancestorsIn(trace, postgres).includes(adapterServer) &&
           trace.some((s) => s.service === 'gateway' && s.name === 'subgraph tickets')
         );
