@@ -14,6 +14,7 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
+  type ValueNode,
 } from 'graphql';
 import { resolvers as KNOWN_SCALARS } from 'graphql-scalars';
 import { addFieldError, ValidationError, type FieldMessages } from '../common/errors';
@@ -116,6 +117,54 @@ function byteSize(value: unknown): number | undefined {
   }
 }
 
+/** An argument of an operation, as its document places it: what varies per request is only its value. */
+interface ArgumentSite {
+  name: string;
+  type: GraphQLInputType;
+  value: ValueNode;
+  /** A file's argument, bounded by the cv subgraph's larger body limit instead of the total below. */
+  isFile: boolean;
+}
+
+/**
+ * The arguments of each operation, found once per parsed document: Apollo keeps one parsed
+ * document per query text, so the type-aware walk of the document is not repeated per request.
+ */
+const sitesOf = new WeakMap<GraphQLSchema, WeakMap<OperationDefinitionNode, ArgumentSite[]>>();
+
+function argumentSites(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): ArgumentSite[] {
+  let bySchema = sitesOf.get(schema);
+  if (bySchema === undefined) sitesOf.set(schema, (bySchema = new WeakMap()));
+  const known = bySchema.get(operation);
+  if (known !== undefined) return known;
+  const sites: ArgumentSite[] = [];
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      // Only the operation that runs; fragments are visited where they are defined.
+      OperationDefinition: (node) => (node === operation ? undefined : false),
+      Argument: (node) => {
+        const argument = typeInfo.getArgument();
+        if (!argument) return;
+        const owner = `${typeInfo.getParentType()?.name ?? ''}.${typeInfo.getFieldDef()?.name ?? ''}`;
+        sites.push({
+          name: node.name.value,
+          type: argument.type,
+          value: node.value,
+          isFile: FILE_ARGUMENTS.has(`${owner}.${argument.name}`),
+        });
+      },
+    }),
+  );
+  bySchema.set(operation, sites);
+  return sites;
+}
+
 /**
  * The field errors of an operation's arguments (literals and variables alike), keyed by the
  * argument's path, e.g. `input.customerName` or `filter.from`.
@@ -127,36 +176,24 @@ export function argumentErrors(
   variables: Record<string, unknown>,
 ): FieldMessages {
   const errors: FieldMessages = {};
-  const typeInfo = new TypeInfo(schema);
   let bytes = 0;
   let largest: { key: string; bytes: number } | undefined;
-  visit(
-    document,
-    visitWithTypeInfo(typeInfo, {
-      // Only the operation that runs; fragments are visited where they are defined.
-      OperationDefinition: (node) => (node === operation ? undefined : false),
-      Argument: (node) => {
-        const argument = typeInfo.getArgument();
-        if (!argument) return;
-        const value =
-          node.value.kind === Kind.VARIABLE
-            ? variables[node.value.name.value]
-            : valueFromASTUntyped(node.value, variables);
-        checkValue(value, argument.type, [node.name.value], errors, true);
-        const owner = `${typeInfo.getParentType()?.name ?? ''}.${typeInfo.getFieldDef()?.name ?? ''}`;
-        if (FILE_ARGUMENTS.has(`${owner}.${argument.name}`)) return;
-        const size = byteSize(value);
-        if (size === undefined) {
-          const name = node.name.value;
-          const named = Object.keys(errors).some((key) => key === name || key.startsWith(`${name}.`));
-          if (!named) addFieldError(errors, name, nestingMessage(name));
-          return;
-        }
-        bytes += size;
-        if (largest === undefined || size > largest.bytes) largest = { key: node.name.value, bytes: size };
-      },
-    }),
-  );
+  for (const site of argumentSites(schema, document, operation)) {
+    const value =
+      site.value.kind === Kind.VARIABLE
+        ? variables[site.value.name.value]
+        : valueFromASTUntyped(site.value, variables);
+    checkValue(value, site.type, [site.name], errors, true);
+    if (site.isFile) continue;
+    const size = byteSize(value);
+    if (size === undefined) {
+      const named = Object.keys(errors).some((key) => key === site.name || key.startsWith(`${site.name}.`));
+      if (!named) addFieldError(errors, site.name, nestingMessage(site.name));
+      continue;
+    }
+    bytes += size;
+    if (largest === undefined || size > largest.bytes) largest = { key: site.name, bytes: size };
+  }
   if (largest !== undefined && bytes > ARGUMENTS_MAX_KILOBYTES * 1024) {
     addFieldError(
       errors,
