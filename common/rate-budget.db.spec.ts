@@ -86,6 +86,8 @@ describe('RateBudgets on a real Redis', () => {
     expect(decisions.slice(0, 5).filter((d) => d.allowed)).toHaveLength(3);
     expect(decisions[5]!.remaining).toBe(2);
     const [key] = (await redis.keys(`${prefix}ratelimit:tickets:${who}:*`)) as [string];
+    // One INCRBY carried the five counts of the turn: the window holds each exactly once.
+    expect(Number(await redis.get(key))).toBe(5);
     await waitUntil(async () => (await redis.ttl(key)) > 0, 2_000, 'an expiry on the window');
     expect(await redis.ttl(key)).toBeLessThanOrEqual(60);
     expect(decisions[0].resetSeconds).toBeGreaterThan(0);

@@ -28,21 +28,35 @@ class WindowCounts {
   private flush(): void {
     const batch = this.pending;
     this.pending = [];
+    // Requests of one credential arrive together (a POS, a page's clients behind one key): one
+    // INCRBY per key carries all of a turn's counts for it, and each request takes its own place
+    // among them, so every count is still exact and distinct.
+    const byKey = new Map<string, PendingCount[]>();
+    for (const pending of batch) {
+      const same = byKey.get(pending.key);
+      if (same === undefined) byKey.set(pending.key, [pending]);
+      else same.push(pending);
+    }
     const pipeline = this.redis.pipeline();
-    for (const { key } of batch) pipeline.incr(key);
+    for (const [key, same] of byKey) {
+      if (same.length === 1) pipeline.incr(key);
+      else pipeline.incrby(key, same.length);
+    }
     pipeline.exec().then(
       (results) => {
-        batch.forEach(({ key, windowSeconds, resolve, reject }, index) => {
-          const [error, count] = results?.[index] ?? [new Error('Redis answered no count'), null];
+        let index = 0;
+        for (const [key, same] of byKey) {
+          const [error, total] = results?.[index++] ?? [new Error('Redis answered no count'), null];
           if (error !== null) {
-            reject(error);
-            return;
+            for (const { reject } of same) reject(error);
+            continue;
           }
+          const first = (total as number) - same.length + 1;
           // Whoever opens a window lets Redis forget it once it is over. Were this lost (Redis
           // gone between the two), the window's key would stay as a few bytes nothing counts in.
-          if (count === 1) this.redis.expire(key, windowSeconds).catch(() => undefined);
-          resolve(count as number);
-        });
+          if (first === 1) this.redis.expire(key, same[0]!.windowSeconds).catch(() => undefined);
+          same.forEach(({ resolve }, place) => resolve(first + place));
+        }
       },
       (error: unknown) => batch.forEach(({ reject }) => reject(error)),
     );
