@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Every existing benchmark on two built checkouts, in turn, in one run: this one and another
+# (e.g. a worktree at the commit before a change, built with `npm run build`). The machine's speed
+# moves ±30% between runs, so a change is judged against the other build measured beside it,
+# never against a figure from another day. Each benchmark alternates the two builds `ROUNDS` times,
+# the order swapped every round; each run's output is kept under `OUT` for reading.
+#
+#   bash bench/beside.sh /path/to/other/checkout [out-dir]
+#
+# ROUNDS (default 1) and each benchmark's arguments can be set through the environment
+# (TICKETS_ARGS, LIMITS_ARGS, EVENTS_ARGS, BOARDS_ARGS, CV_ARGS, RENDER_ARGS).
+set -euo pipefail
+other=$(cd "${1:?usage: bash bench/beside.sh <other-checkout> [out-dir]}" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${2:-/tmp/nida-beside}
+rounds=${ROUNDS:-1}
+mkdir -p "$out"
+for checkout in "$here" "$other"; do
+  [[ -f "$checkout/dist/bench/tickets.bench.js" ]] || { echo "beside: $checkout is not built (npm run build)" >&2; exit 2; }
+done
+declare -A args=(
+  [tickets]="${TICKETS_ARGS:---seconds 5}"
+  [limits]="${LIMITS_ARGS:---rounds 6 --slice 1.5}"
+  [events]="${EVENTS_ARGS:---rounds 5}"
+  [boards]="${BOARDS_ARGS:---rounds 20 --displays 50 --boards 50}"
+  [cv]="${CV_ARGS:---seconds 5}"
+  [render]="${RENDER_ARGS:---exports 200}"
+)
+for bench in tickets limits events boards cv render; do
+  for round in $(seq 1 "$rounds"); do
+    order=("$here" "$other")
+    (( round % 2 == 0 )) && order=("$other" "$here")
+    for checkout in "${order[@]}"; do
+      label=$([[ "$checkout" == "$here" ]] && echo head || echo other)
+      log="$out/$bench-$label-$round.txt"
+      echo "beside: $bench on $label ($checkout), round $round → $log" >&2
+      # A benchmark's own database is made afresh by each run, so neither build reads the other's rows.
+      psql -h 127.0.0.1 -U postgres -qc 'drop database if exists nida_bench with (force)' >/dev/null 2>&1 || true
+      redis-cli -h 127.0.0.1 --scan --pattern 'bench:*' 2>/dev/null | xargs -r redis-cli -h 127.0.0.1 del >/dev/null 2>&1 || true
+      # shellcheck disable=SC2086
+      (cd "$checkout" && node "dist/bench/$bench.bench.js" ${args[$bench]}) >"$log" 2>&1 ||
+        echo "beside: $bench on $label failed (see $log)" >&2
+    done
+  done
+done
+echo "beside: outputs in $out" >&2
