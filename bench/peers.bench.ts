@@ -305,7 +305,8 @@ const WHY_NOT: Record<GatewayName, string> = {
   apollo: '@apollo/gateway does not execute subscriptions, and @apollo/server serves no graphql-ws',
   hive:
     'Hive Gateway passes a subscription on to the subgraph that declares it (HTTP GET, Accept: text/event-stream), ' +
-    'and the tickets subgraph serves no subscription transport',
+    'and the tickets subgraph serves none: its Subscription fields only answer where to subscribe, and its ' +
+    'CSRF check refuses the GET before that',
 };
 
 function report(

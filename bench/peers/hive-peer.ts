@@ -17,9 +17,9 @@ import { peerPort, SUBGRAPH_NAMES, type PeerHeaders } from './peer-headers';
  * Hive Gateway's runtime (`createGatewayRuntime`, what its CLI serves) on node:http, default
  * configuration but for `propagateHeaders` and one plugin that resolves a `Bearer ses_…` session
  * as the platform's gateway does: the second peer the gateway is measured against. The runtime is
- * used in place of the CLI, with graphql-ws wired as the CLI wires it, so the gateway is one process
- * (the CLI may fork workers) whose CPU the
- * benchmark reads, and so the session plugin can call the platform's SessionResolver.
+ * served here rather than by the CLI so the session plugin is this compiled module calling the
+ * platform's SessionResolver, not a config file the CLI loads; graphql-ws is wired as the CLI's
+ * server wires it, and the gateway is one process, as the CLI's default of one worker is.
  *
  *   node dist/bench/peers/hive-peer.js <port>   (prints the port once it listens)
  */
