@@ -143,10 +143,21 @@ function summarise(slices: Slice[]): Row[] {
   return rows;
 }
 
-function compare(rows: Row[]) {
+/**
+ * Ours against each peer per workload: the ratio of the medians (what the targets are judged on),
+ * and the same ratio within each round, whose spread shows how far the shared machine moved it.
+ */
+function compare(rows: Row[], slices: Slice[]) {
   const find = (gateway: GatewayName, workload: string, connections: number) =>
     rows.find((r) => r.gateway === gateway && r.workload === workload && r.connections === connections)!;
   const ratio = (a: number, b: number) => (b === 0 ? 0 : Math.round((a / b) * 100) / 100);
+  const perRound = (ours: Row, peer: GatewayName, measure: (s: Slice) => number) => {
+    const mine = slices.filter((s) => s.workload === ours.workload && s.concurrency === ours.connections);
+    return [...new Set(mine.map((s) => s.round))].map((round) => {
+      const of = (gateway: GatewayName) => mine.find((s) => s.round === round && s.gateway === gateway)!;
+      return ratio(measure(of('ours')), measure(of(peer)));
+    });
+  };
   return rows
     .filter((r) => r.gateway === 'ours')
     .map((ours) => {
@@ -161,6 +172,11 @@ function compare(rows: Row[]) {
         reqPerSecVsApollo,
         cpuPerRequestVsApollo,
         reqPerSecVsHive,
+        byRound: {
+          reqPerSecVsApollo: perRound(ours, 'apollo', (s) => s.perSecond),
+          cpuPerRequestVsApollo: perRound(ours, 'apollo', (s) => s.cpuSecondsPer1k),
+          reqPerSecVsHive: perRound(ours, 'hive', (s) => s.perSecond),
+        },
         pass: {
           reqPerSecVsApollo: reqPerSecVsApollo >= 1.5,
           cpuPerRequestVsApollo: cpuPerRequestVsApollo <= 0.7,
@@ -287,7 +303,7 @@ async function main(): Promise<void> {
     }
 
     const rows = summarise(slices);
-    const ratios = compare(rows);
+    const ratios = compare(rows, slices);
     process.stdout.write(
       `${JSON.stringify({ rounds, seconds, rows, ratios, subscriptions, slices }, null, 2)}\n\n${report(rows, ratios, subscriptions)}\n`,
     );
@@ -323,6 +339,7 @@ function report(
       order.indexOf(a.gateway) - order.indexOf(b.gateway),
   );
   const mark = (pass: boolean) => (pass ? 'pass' : 'FAIL');
+  const range = (values: number[]) => `[${Math.min(...values)}–${Math.max(...values)}]`;
   return [
     '| workload | conns | gateway | req/s | p50 ms | p99 ms | CPU s / 1k req | subgraph req / req | errors |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -331,11 +348,13 @@ function report(
         `| ${r.workload} | ${r.connections} | ${r.gateway} | ${Math.round(r.perSecond)} | ${r.p50Ms} | ${r.p99Ms} | ${r.cpuSecondsPer1k} | ${r.subgraphRequestsPerRequest} | ${r.errors} |`,
     ),
     '',
+    'Ratios of the medians, judged against the targets; in brackets, the lowest and highest ratio within one round.',
+    '',
     '| workload | conns | ours/apollo req/s (≥ 1.5) | ours/apollo CPU per req (≤ 0.7) | ours/hive req/s (≥ 1.0) |',
     '|---|---|---|---|---|',
     ...ratios.map(
       (r) =>
-        `| ${r.workload} | ${r.connections} | ${r.reqPerSecVsApollo} ${mark(r.pass.reqPerSecVsApollo)} | ${r.cpuPerRequestVsApollo} ${mark(r.pass.cpuPerRequestVsApollo)} | ${r.reqPerSecVsHive} ${mark(r.pass.reqPerSecVsHive)} |`,
+        `| ${r.workload} | ${r.connections} | ${r.reqPerSecVsApollo} ${mark(r.pass.reqPerSecVsApollo)} ${range(r.byRound.reqPerSecVsApollo)} | ${r.cpuPerRequestVsApollo} ${mark(r.pass.cpuPerRequestVsApollo)} ${range(r.byRound.cpuPerRequestVsApollo)} | ${r.reqPerSecVsHive} ${mark(r.pass.reqPerSecVsHive)} ${range(r.byRound.reqPerSecVsHive)} |`,
     ),
     '',
     'subscriptions, ticketUpdated fan-out (POST ready or ring → the message at every subscriber):',
