@@ -202,9 +202,11 @@ async function main(): Promise<void> {
   const stack = await startStack(env);
   const peers: PeerProcess[] = [];
   try {
-    // The peers get the stack's subgraph addresses and internal secret, nothing else of it.
+    // The peers get the stack's subgraph addresses and internal secret, nothing else of it (no
+    // database, no Redis, no budgets).
     const peerEnv: NodeJS.ProcessEnv = {
-      ...env,
+      ...process.env,
+      LOG_LEVEL: env.LOG_LEVEL,
       INTERNAL_SECRET: stack.internalSecret,
       TICKETS_PORT: String(stack.ports.tickets),
       CV_PORT: String(stack.ports.cv),
