@@ -1,0 +1,380 @@
+import 'reflect-metadata';
+import { startStack } from '../tools/stack';
+import { benchEnv, childRunning } from './bench-stack';
+import { flag, load, type LoadResult } from './load';
+import { measureFanOut, probeSubscription, type FanOutResult } from './peers/fan-out';
+import {
+  cpuSeconds,
+  graphqlRequestsServed,
+  listeningPorts,
+  startPeer,
+  type PeerProcess,
+} from './peers/process-stats';
+import { comparable, seed, workloads, type Workload } from './peers/workloads';
+
+/**
+ * The platform's gateway against two peers over the same subgraphs, database and supergraph: a
+ * stock `@apollo/gateway` on `@apollo/server` (bench/peers/apollo-peer.ts) and Hive Gateway's
+ * runtime (bench/peers/hive-peer.ts). Each gateway is its own process; its CPU is read from /proc
+ * around every load slice, and the subgraphs' /metrics counters say how many subgraph requests each
+ * client request cost. Rounds interleave the gateways (the order rotates each round) so drift of the
+ * shared machine falls on all three alike; figures are medians over rounds.
+ *
+ *   npm run build && npm run bench:peers -- [--rounds 3] [--seconds 5] [--subscribers 1000]
+ *
+ * Targets, on every workload: ours ≥ 1.5 × Apollo's req/s, ≤ 0.7 × Apollo's CPU per request,
+ * ≥ 1.0 × Hive's req/s.
+ */
+
+type GatewayName = 'ours' | 'apollo' | 'hive';
+
+interface Gateway {
+  name: GatewayName;
+  url: string;
+  pid: number;
+}
+
+interface Slice extends LoadResult {
+  gateway: GatewayName;
+  workload: string;
+  round: number;
+  cpuSecondsPer1k: number;
+  subgraphRequestsPerRequest: number;
+}
+
+interface Row {
+  gateway: GatewayName;
+  workload: string;
+  connections: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuSecondsPer1k: number;
+  subgraphRequestsPerRequest: number;
+  errors: number;
+  requests: number;
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const value = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return Math.round(value * 1000) / 1000;
+};
+
+const graphOk = (status: number, body: string) => status === 200 && !body.includes('"errors"');
+
+/** One request of a workload to each gateway: every answer without errors, reads the same data as ours. */
+async function verify(gateways: Gateway[], workload: Workload): Promise<void> {
+  let reference: string | undefined;
+  for (const gateway of gateways) {
+    const call = workload.call(gateway.url, 0);
+    const response = await fetch(call.url, {
+      method: call.method,
+      headers: { 'content-type': 'application/json', ...call.headers },
+      body: call.body,
+    });
+    const body = await response.text();
+    if (!graphOk(response.status, body)) {
+      throw new Error(
+        `${gateway.name} answered ${workload.name} with ${response.status}: ${body.slice(0, 400)}`,
+      );
+    }
+    if (!workload.sameData) continue;
+    const data = comparable(body);
+    reference ??= data;
+    if (data !== reference) {
+      throw new Error(
+        `${gateway.name} answered ${workload.name} with other data:\n${data}\nthan ours:\n${reference}`,
+      );
+    }
+  }
+}
+
+/** One slice: `seconds` of load on one gateway, with its CPU and the subgraph requests it caused. */
+async function slice(
+  gateway: Gateway,
+  workload: Workload,
+  connections: number,
+  seconds: number,
+  subgraphMetrics: string[],
+): Promise<Omit<Slice, 'round'>> {
+  let i = 0;
+  const next = () => workload.call(gateway.url, i++);
+  const servedBefore = await graphqlRequestsServed(subgraphMetrics);
+  const cpuBefore = cpuSeconds(gateway.pid);
+  const result = await load(`${workload.name} on ${gateway.name}`, next, {
+    seconds,
+    concurrency: connections,
+    ok: graphOk,
+  });
+  const cpu = cpuSeconds(gateway.pid) - cpuBefore;
+  const served = (await graphqlRequestsServed(subgraphMetrics)) - servedBefore;
+  return {
+    ...result,
+    gateway: gateway.name,
+    workload: workload.name,
+    cpuSecondsPer1k: Math.round(((cpu * 1000) / Math.max(1, result.requests)) * 1000) / 1000,
+    subgraphRequestsPerRequest: Math.round((served / Math.max(1, result.requests)) * 100) / 100,
+  };
+}
+
+function summarise(slices: Slice[]): Row[] {
+  const rows: Row[] = [];
+  const keys = new Set(slices.map((s) => `${s.workload}\u0000${s.concurrency}\u0000${s.gateway}`));
+  for (const key of keys) {
+    const [workload, connections, gateway] = key.split('\u0000') as [string, string, GatewayName];
+    const mine = slices.filter(
+      (s) => s.workload === workload && s.concurrency === Number(connections) && s.gateway === gateway,
+    );
+    rows.push({
+      gateway,
+      workload,
+      connections: Number(connections),
+      perSecond: median(mine.map((s) => s.perSecond)),
+      p50Ms: median(mine.map((s) => s.p50Ms)),
+      p99Ms: median(mine.map((s) => s.p99Ms)),
+      cpuSecondsPer1k: median(mine.map((s) => s.cpuSecondsPer1k)),
+      subgraphRequestsPerRequest: median(mine.map((s) => s.subgraphRequestsPerRequest)),
+      errors: mine.reduce((sum, s) => sum + s.errors, 0),
+      requests: mine.reduce((sum, s) => sum + s.requests, 0),
+    });
+  }
+  return rows;
+}
+
+/**
+ * Ours against each peer per workload: the ratio of the medians (what the targets are judged on),
+ * and the same ratio within each round, whose spread shows how far the shared machine moved it.
+ */
+function compare(rows: Row[], slices: Slice[]) {
+  const find = (gateway: GatewayName, workload: string, connections: number) =>
+    rows.find((r) => r.gateway === gateway && r.workload === workload && r.connections === connections)!;
+  const ratio = (a: number, b: number) => (b === 0 ? 0 : Math.round((a / b) * 100) / 100);
+  const perRound = (ours: Row, peer: GatewayName, measure: (s: Slice) => number) => {
+    const mine = slices.filter((s) => s.workload === ours.workload && s.concurrency === ours.connections);
+    return [...new Set(mine.map((s) => s.round))].map((round) => {
+      const of = (gateway: GatewayName) => mine.find((s) => s.round === round && s.gateway === gateway)!;
+      return ratio(measure(of('ours')), measure(of(peer)));
+    });
+  };
+  return rows
+    .filter((r) => r.gateway === 'ours')
+    .map((ours) => {
+      const apollo = find('apollo', ours.workload, ours.connections);
+      const hive = find('hive', ours.workload, ours.connections);
+      const reqPerSecVsApollo = ratio(ours.perSecond, apollo.perSecond);
+      const cpuPerRequestVsApollo = ratio(ours.cpuSecondsPer1k, apollo.cpuSecondsPer1k);
+      const reqPerSecVsHive = ratio(ours.perSecond, hive.perSecond);
+      return {
+        workload: ours.workload,
+        connections: ours.connections,
+        reqPerSecVsApollo,
+        cpuPerRequestVsApollo,
+        reqPerSecVsHive,
+        byRound: {
+          reqPerSecVsApollo: perRound(ours, 'apollo', (s) => s.perSecond),
+          cpuPerRequestVsApollo: perRound(ours, 'apollo', (s) => s.cpuSecondsPer1k),
+          reqPerSecVsHive: perRound(ours, 'hive', (s) => s.perSecond),
+        },
+        pass: {
+          reqPerSecVsApollo: reqPerSecVsApollo >= 1.5,
+          cpuPerRequestVsApollo: cpuPerRequestVsApollo <= 0.7,
+          reqPerSecVsHive: reqPerSecVsHive >= 1.0,
+        },
+      };
+    });
+}
+
+async function main(): Promise<void> {
+  const rounds = flag('rounds', 3);
+  const seconds = flag('seconds', 5);
+  const subscribers = flag('subscribers', 1000);
+  // Every per-credential budget raised so load is not turned into 429s; the gateway still counts.
+  const unlimited = '100000000';
+  const env = benchEnv({
+    TICKETS_RATE_LIMIT: unlimited,
+    CV_RATE_LIMIT: unlimited,
+    SESSION_RATE_LIMIT: unlimited,
+    SIGNUP_RATE_LIMIT: unlimited,
+    PUBLIC_WRITE_RATE_LIMIT: unlimited,
+  });
+  const stack = await startStack(env);
+  const peers: PeerProcess[] = [];
+  try {
+    // The peers get the stack's subgraph addresses and internal secret, nothing else of it (no
+    // database, no Redis, no budgets).
+    const peerEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      LOG_LEVEL: env.LOG_LEVEL,
+      INTERNAL_SECRET: stack.internalSecret,
+      TICKETS_PORT: String(stack.ports.tickets),
+      CV_PORT: String(stack.ports.cv),
+      BILLING_PORT: String(stack.ports.billing),
+      IDENTITY_PORT: String(stack.ports.identity),
+    };
+    const apollo = await startPeer('apollo-peer.js', peerEnv);
+    peers.push(apollo);
+    const hive = await startPeer('hive-peer.js', peerEnv);
+    peers.push(hive);
+    const ours: Gateway = {
+      name: 'ours',
+      url: stack.gatewayUrl,
+      pid: childRunning(stack.pid, 'gateway/main.js'),
+    };
+    const gateways: Gateway[] = [
+      ours,
+      { name: 'apollo', url: apollo.url, pid: apollo.pid },
+      { name: 'hive', url: hive.url, pid: hive.pid },
+    ];
+
+    const subgraphMetrics = (['tickets', 'cv', 'billing', 'identity'] as const).map((name) => {
+      const pid = childRunning(stack.pid, `subgraphs/${name}/main.js`);
+      const port = listeningPorts(pid).find((p) => p !== stack.ports[name]);
+      if (port === undefined) throw new Error(`the ${name} subgraph serves no metrics port`);
+      return `http://127.0.0.1:${port}/metrics`;
+    });
+
+    process.stderr.write('seeding\n');
+    const seeded = await seed(stack, env);
+    const all = workloads(seeded);
+    for (const workload of all) await verify(gateways, workload);
+
+    // Warm-up, not counted: each gateway plans and caches each operation and its JIT settles.
+    for (const workload of all) {
+      for (const gateway of gateways) await slice(gateway, workload, 50, 1, subgraphMetrics);
+    }
+
+    const slices: Slice[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      const order = gateways.map((_, i) => gateways[(i + round - 1) % gateways.length]!);
+      for (const workload of all) {
+        for (const connections of workload.connections) {
+          for (const gateway of order) {
+            const result = await slice(gateway, workload, connections, seconds, subgraphMetrics);
+            slices.push({ ...result, round });
+            process.stderr.write(
+              `round ${round} ${gateway.name.padEnd(6)} ${workload.name} ×${connections}: ${result.perSecond} req/s, p99 ${result.p99Ms} ms, ${result.cpuSecondsPer1k} CPU s/1k, ${result.errors} errors\n`,
+            );
+          }
+        }
+      }
+    }
+
+    // Subscriptions: ours serves graphql-ws from its live hub; each peer is asked what it does.
+    const token = (
+      (await (
+        await fetch(`${stack.restUrl}/tickets`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${seeded.ticketKey}` },
+        })
+      ).json()) as { token: string }
+    ).token;
+    const fanOut = (gateway: Gateway) =>
+      measureFanOut({
+        wsUrl: gateway.url.replace(/^http/, 'ws'),
+        restUrl: stack.restUrl,
+        ticketKey: seeded.ticketKey,
+        databaseUrl: env.DATABASE_URL!,
+        gatewayPid: gateway.pid,
+        subscribers,
+        rounds: Math.max(rounds, 3),
+      });
+    const subscriptions: Record<GatewayName, SubscriptionOutcome> = {
+      ours: { supported: true, fanOut: await fanOut(ours) },
+      apollo: { supported: false, reason: '' },
+      hive: { supported: false, reason: '' },
+    };
+    for (const peer of gateways.filter((g) => g.name !== 'ours')) {
+      const probe = await probeSubscription(peer.url, token);
+      if (!probe.served) {
+        subscriptions[peer.name] = {
+          supported: false,
+          reason: `${WHY_NOT[peer.name]} (${probe.http}; graphql-ws: ${probe.ws})`,
+        };
+        continue;
+      }
+      try {
+        subscriptions[peer.name] = { supported: true, fanOut: await fanOut(peer) };
+      } catch (error) {
+        subscriptions[peer.name] = {
+          supported: false,
+          reason: `accepted the subscription but ${String(error)}`,
+        };
+      }
+    }
+
+    const rows = summarise(slices);
+    const ratios = compare(rows, slices);
+    process.stdout.write(
+      `${JSON.stringify({ rounds, seconds, rows, ratios, subscriptions, slices }, null, 2)}\n\n${report(rows, ratios, subscriptions)}\n`,
+    );
+  } finally {
+    for (const peer of peers) await peer.stop();
+    await stack.stop();
+  }
+}
+
+type SubscriptionOutcome = { supported: true; fanOut: FanOutResult } | { supported: false; reason: string };
+
+/** Why a peer refuses `ticketUpdated`, beside its own answers. */
+const WHY_NOT: Record<GatewayName, string> = {
+  ours: '',
+  apollo: '@apollo/gateway does not execute subscriptions, and @apollo/server serves no graphql-ws',
+  hive:
+    'Hive Gateway passes a subscription on to the subgraph that declares it (HTTP GET, Accept: text/event-stream), ' +
+    'and the tickets subgraph serves none: its Subscription fields only answer where to subscribe, and its ' +
+    'CSRF check refuses the GET before that',
+};
+
+function report(
+  rows: Row[],
+  ratios: ReturnType<typeof compare>,
+  subscriptions: Record<GatewayName, SubscriptionOutcome>,
+): string {
+  const order: GatewayName[] = ['ours', 'apollo', 'hive'];
+  const sorted = [...rows].sort(
+    (a, b) =>
+      ratios.findIndex((r) => r.workload === a.workload) -
+        ratios.findIndex((r) => r.workload === b.workload) ||
+      a.connections - b.connections ||
+      order.indexOf(a.gateway) - order.indexOf(b.gateway),
+  );
+  const mark = (pass: boolean) => (pass ? 'pass' : 'FAIL');
+  const range = (values: number[]) => `[${Math.min(...values)}–${Math.max(...values)}]`;
+  return [
+    '| workload | conns | gateway | req/s | p50 ms | p99 ms | CPU s / 1k req | subgraph req / req | errors |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...sorted.map(
+      (r) =>
+        `| ${r.workload} | ${r.connections} | ${r.gateway} | ${Math.round(r.perSecond)} | ${r.p50Ms} | ${r.p99Ms} | ${r.cpuSecondsPer1k} | ${r.subgraphRequestsPerRequest} | ${r.errors} |`,
+    ),
+    '',
+    'Ratios of the medians, judged against the targets; in brackets, the lowest and highest ratio within one round.',
+    '',
+    '| workload | conns | ours/apollo req/s (≥ 1.5) | ours/apollo CPU per req (≤ 0.7) | ours/hive req/s (≥ 1.0) |',
+    '|---|---|---|---|---|',
+    ...ratios.map(
+      (r) =>
+        `| ${r.workload} | ${r.connections} | ${r.reqPerSecVsApollo} ${mark(r.pass.reqPerSecVsApollo)} ${range(r.byRound.reqPerSecVsApollo)} | ${r.cpuPerRequestVsApollo} ${mark(r.pass.cpuPerRequestVsApollo)} ${range(r.byRound.cpuPerRequestVsApollo)} | ${r.reqPerSecVsHive} ${mark(r.pass.reqPerSecVsHive)} ${range(r.byRound.reqPerSecVsHive)} |`,
+    ),
+    '',
+    'subscriptions, ticketUpdated fan-out (POST ready or ring → the message at every subscriber):',
+    ...order.map((name) => {
+      const outcome = subscriptions[name];
+      return outcome.supported
+        ? `  ${name}: ${outcome.fanOut.subscribers} subscribers, p50 ${outcome.fanOut.p50Ms} ms, p99 ${outcome.fanOut.p99Ms} ms, max ${outcome.fanOut.maxMs} ms, ${outcome.fanOut.cpuSecondsPerEvent} CPU s per event`
+        : `  ${name}: not supported: ${outcome.reason}`;
+    }),
+    '',
+    ...(['reqPerSecVsApollo', 'cpuPerRequestVsApollo', 'reqPerSecVsHive'] as const).map((target) => {
+      const missed = ratios.filter((r) => !r.pass[target]);
+      return `${missed.length === 0 ? 'PASS' : 'MISS'} ${target} on every workload${missed.length === 0 ? '' : ` (missed: ${missed.map((r) => `${r.workload} ×${r.connections}`).join(', ')})`}`;
+    }),
+  ].join('\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,38 @@
+import { ProcessMetrics } from '../../common/metrics';
+import { cpuSeconds, graphqlRequestsServed, listeningPorts } from './process-stats';
+
+describe('what the peer benchmark reads of a process', () => {
+  const metrics = new ProcessMetrics('subgraph');
+  let port: number;
+
+  beforeAll(async () => {
+    port = await metrics.listen(0, '127.0.0.1');
+    const served = (method: string, route: string, status: string, times: number) => {
+      const labels = { http_request_method: method, http_route: route, http_response_status_code: status };
+      for (let i = 0; i < times; i++) metrics.httpDuration.observe(labels, 0.002);
+    };
+    served('POST', '/graphql', '200', 7);
+    served('POST', '/graphql', '400', 2);
+    served('GET', '/healthz', '200', 40);
+  });
+
+  afterAll(() => metrics.close());
+
+  it('finds the ports a process listens on from /proc', () => {
+    expect(listeningPorts(process.pid)).toContain(port);
+  });
+
+  it('reads CPU seconds that grow while the process computes', () => {
+    const before = cpuSeconds(process.pid);
+    const until = Date.now() + 150;
+    let spin = 0;
+    while (Date.now() < until) spin += Math.sqrt(spin + 1);
+    expect(spin).toBeGreaterThan(0);
+    expect(cpuSeconds(process.pid)).toBeGreaterThan(before);
+  });
+
+  it("sums a process's /graphql requests of every status and no other route", async () => {
+    const url = `http://127.0.0.1:${port}/metrics`;
+    expect(await graphqlRequestsServed([url, url])).toBe(18);
+  });
+});
