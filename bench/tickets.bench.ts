@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { internalCredentialHeaders } from '../common/internal-credential';
 import { projectRoot } from '../common/paths';
@@ -23,8 +24,8 @@ import { flag, load, type HttpCall, type LoadResult } from './load';
  * connections, measured in the same run); and REST p99 under 50 ms at 50 connections.
  *
  * `--only op:door` and `--connections` narrow the runs (the floor is then skipped); `--profile`
- * starts every process of the stack under `node --cpu-prof` into that folder and names the
- * adapter's profile, for reading the adapter's work per request under one load alone.
+ * profiles the adapter, the gateway and the tickets subgraph over the runs (bench/cpu-profiler.ts)
+ * into that folder, for reading each one's work per request under one load alone.
  */
 
 /** Starts one floor hop (bench/floor-hop.ts) and resolves with its port. */
@@ -63,10 +64,10 @@ async function floor(seconds: number): Promise<FloorResult[]> {
       ] as const) {
         const next = (): HttpCall => ({ method: 'POST', url: `http://127.0.0.1:${port}/`, body: '{}' });
         await load('warm-up', next, { seconds: 1, concurrency, ok });
-        results.push({
-          hops: hopCount,
-          ...(await load(`${hopCount} bare HTTP hops`, next, { seconds, concurrency, ok })),
-        });
+        const before = cpuMs(hops);
+        const result = await load(`${hopCount} bare HTTP hops`, next, { seconds, concurrency, ok });
+        const cpuPerRequestMs = Math.round(((cpuMs(hops) - before) / result.requests) * 1000) / 1000;
+        results.push({ hops: hopCount, cpuPerRequestMs, ...result });
       }
     }
     return results;
@@ -77,7 +78,30 @@ async function floor(seconds: number): Promise<FloorResult[]> {
 
 interface FloorResult extends LoadResult {
   hops: 2 | 3;
+  /** CPU time of the hops and of this load generator, per request. */
+  cpuPerRequestMs: number;
 }
+
+/**
+ * CPU time (user + system) so far of the hop processes and of this process, in ms. Throughput
+ * alone can hide what a hop costs: on a quiet machine the load generator, a single process, caps
+ * both chains at about the same rate.
+ */
+function cpuMs(hops: ChildProcess[]): number {
+  const ticksPerMs = 100 / 1000; // USER_HZ
+  const own = process.cpuUsage();
+  let total = (own.user + own.system) / 1000;
+  for (const hop of hops) {
+    const stat = readFileSync(`/proc/${hop.pid}/stat`, 'utf8');
+    // pid (comm) state ppid … utime stime: comm may hold spaces, so count from the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    total += (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+  }
+  return total;
+}
+
+/** The processes a --profile run profiles: the three of the REST path. */
+const PROFILED = ['rest-adapter/main.js', 'gateway/main.js', 'subgraphs/tickets/main.js'];
 
 /** A string flag's value (`--only get:REST`), or undefined when not given. */
 function textFlag(name: string): string | undefined {
@@ -100,6 +124,12 @@ function targets(results: (LoadResult & { op: string; door: string })[], bare: F
     {
       check: 'floor: three bare hops / two bare hops at 50 connections',
       value: percent(floorRatio),
+      unit: '%',
+      pass: true,
+    },
+    {
+      check: 'floor: CPU per request of two bare hops / of three, load generator included, at 50 connections',
+      value: percent(floorAt50(2).cpuPerRequestMs / floorAt50(3).cpuPerRequestMs),
       unit: '%',
       pass: true,
     },
@@ -140,7 +170,11 @@ async function main(): Promise<void> {
   const stack = await startStack(
     profileDir === undefined
       ? env
-      : { ...env, NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}` },
+      : {
+          ...env,
+          NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${join(projectRoot(), 'dist', 'bench', 'cpu-profiler.js')}`,
+          BENCH_CPU_PROFILE_DIR: profileDir,
+        },
   );
   try {
     const venue = admin(env, 'venue', 'create', '--name', 'Bench Burger', '--plan', 'growth');
@@ -211,6 +245,10 @@ async function main(): Promise<void> {
       },
     ];
 
+    // The profiles start once the stack is set up, so they cover the load and not the start.
+    const profiled = PROFILED.map((script) => childRunning(stack.pid, script));
+    if (profileDir !== undefined) for (const pid of profiled) process.kill(pid, 'SIGUSR2');
+
     const results: (LoadResult & { op: string; door: string })[] = [];
     for (const concurrency of connections) {
       for (const s of scenarios.filter((c) => only === undefined || only === `${c.op}:${c.door}`)) {
@@ -223,10 +261,11 @@ async function main(): Promise<void> {
       }
     }
 
-    const adapterPid = childRunning(stack.pid, 'rest-adapter/main.js');
     await stack.stop();
     if (profileDir !== undefined) {
-      process.stdout.write(`the adapter's profile: ${profileDir}/CPU.*.${adapterPid}.*.cpuprofile\n`);
+      process.stdout.write(
+        `profiles in ${profileDir}: ${profiled.map((pid) => `*.${pid}.cpuprofile`).join(' ')}\n`,
+      );
     }
     const whole = only === undefined && connections.length === 2;
     const bare = whole ? await floor(seconds) : [];
@@ -239,7 +278,7 @@ async function main(): Promise<void> {
       ),
       ...bare.map(
         (r) =>
-          `| floor | ${r.hops} bare HTTP hops | ${r.concurrency} | ${r.perSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} |`,
+          `| floor | ${r.hops} bare HTTP hops (${r.cpuPerRequestMs} ms CPU a request) | ${r.concurrency} | ${r.perSecond} | ${r.p50Ms} | ${r.p99Ms} | ${r.errors} |`,
       ),
     ].join('\n');
     const checks = whole ? targets(results, bare) : [];
