@@ -112,6 +112,7 @@ function textFlag(name: string): string | undefined {
 /**
  * The targets at 50 connections: REST/gateway throughput ≥ 90%, or ≥ 95% of the floor's own
  * ratio (three hops ÷ two), which is what a third process costs here before any work of its own;
+ * the same against the floor's CPU a request, which the load generator's own limit cannot hide;
  * and REST p99 under 50 ms.
  */
 function targets(results: (LoadResult & { op: string; door: string })[], bare: FloorResult[]) {
@@ -119,6 +120,9 @@ function targets(results: (LoadResult & { op: string; door: string })[], bare: F
     results.find((r) => r.op === op && r.door === door && r.concurrency === 50)!;
   const floorAt50 = (hops: number) => bare.find((r) => r.hops === hops && r.concurrency === 50)!;
   const floorRatio = floorAt50(3).perSecond / floorAt50(2).perSecond;
+  // What the floor's ratio would be were it bound by CPU alone: on a quiet machine the load
+  // generator caps both chains near one rate and the req/s ratio nears 1 whatever the third hop costs.
+  const cpuRatio = floorAt50(2).cpuPerRequestMs / floorAt50(3).cpuPerRequestMs;
   const percent = (value: number) => Math.round(value * 1000) / 10;
   return [
     {
@@ -129,7 +133,7 @@ function targets(results: (LoadResult & { op: string; door: string })[], bare: F
     },
     {
       check: 'floor: CPU per request of two bare hops / of three, load generator included, at 50 connections',
-      value: percent(floorAt50(2).cpuPerRequestMs / floorAt50(3).cpuPerRequestMs),
+      value: percent(cpuRatio),
       unit: '%',
       pass: true,
     },
@@ -148,6 +152,12 @@ function targets(results: (LoadResult & { op: string; door: string })[], bare: F
           value: percent(ratio / floorRatio),
           unit: '%',
           pass: ratio >= 0.95 * floorRatio,
+        },
+        {
+          check: `${op}: (REST / gateway) / (two hops' CPU / three hops') at 50 connections ≥ 95%`,
+          value: percent(ratio / cpuRatio),
+          unit: '%',
+          pass: ratio >= 0.95 * cpuRatio,
         },
         {
           check: `${op}: REST p99 at 50 connections < 50 ms`,
