@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import { internalCredentialHeaders } from '../common/internal-credential';
@@ -47,9 +48,33 @@ export function operation<TData, TVariables extends Record<string, unknown> = Re
   return declared;
 }
 
+/**
+ * An operation's request bodies, less their variables: as an automatic persisted query (the
+ * document's SHA-256 alone) and with the document, which registers it. Built once per operation,
+ * so a request serialises only its variables.
+ */
+interface PreparedBodies {
+  byHash: string;
+  withDocument: string;
+}
+
+function prepare(op: { name: string; document: string }): PreparedBodies {
+  const extensions = JSON.stringify({
+    persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(op.document).digest('hex') },
+  });
+  const head = `"operationName":${JSON.stringify(op.name)},"extensions":${extensions},"variables":`;
+  return { byHash: `{${head}`, withDocument: `{"query":${JSON.stringify(op.document)},${head}` };
+}
+
+/** What the gateway answers when it does not hold a hash's document (yet, or any more). */
+function isUnknownHash(body: { errors?: readonly GraphQLFormattedError[] }): boolean {
+  return body.errors?.length === 1 && body.errors[0]?.extensions?.code === 'PERSISTED_QUERY_NOT_FOUND';
+}
+
 export class GraphClient {
   private readonly http: JsonHttpClient;
   private readonly platformHeaders: Record<string, string>;
+  private readonly prepared = new Map<string, PreparedBodies>();
 
   /**
    * Every route counts its request against the caller's budget before it runs, so each operation
@@ -82,27 +107,43 @@ export class GraphClient {
       if (typeof value === 'string') headers[name] = value;
     }
     Object.assign(headers, overrides);
+    let bodies = this.prepared.get(op.document);
+    if (bodies === undefined) {
+      bodies = prepare(op);
+      this.prepared.set(op.document, bodies);
+    }
+    const tail = `${JSON.stringify(variables)}}`;
+    // The gateway then neither reads nor hashes the document: it holds each parsed and validated
+    // document by its hash already. Once per gateway process (and after its cache dropped the
+    // hash) the first answer is PERSISTED_QUERY_NOT_FOUND and the document follows.
+    let { status, body } = await this.send<TData>(bodies.byHash + tail, headers);
+    if (isUnknownHash(body)) ({ status, body } = await this.send<TData>(bodies.withDocument + tail, headers));
+    if (body.errors !== undefined && body.errors.length > 0) throw new GraphOperationError(body.errors);
+    if (body.data === undefined || body.data === null) {
+      throw new GatewayUnavailableError(`gateway answered ${status} without data`);
+    }
+    return body.data;
+  }
+
+  private async send<TData>(
+    payload: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; body: { data?: TData | null; errors?: GraphQLFormattedError[] } }> {
     let answer: JsonHttpAnswer;
     try {
-      answer = await this.http.post(
-        JSON.stringify({ query: op.document, operationName: op.name, variables }),
-        headers,
-      );
+      answer = await this.http.post(payload, headers);
     } catch (error) {
       throw new GatewayUnavailableError(`gateway at ${this.http.upstreamUrl}: ${(error as Error).message}`, {
         cause: error,
       });
     }
-    let body: { data?: TData | null; errors?: GraphQLFormattedError[] };
     try {
-      body = JSON.parse(answer.text) as typeof body;
+      return {
+        status: answer.status,
+        body: JSON.parse(answer.text) as { data?: TData | null; errors?: GraphQLFormattedError[] },
+      };
     } catch (error) {
       throw new GatewayUnavailableError(`gateway answered ${answer.status} without JSON`, { cause: error });
     }
-    if (body.errors !== undefined && body.errors.length > 0) throw new GraphOperationError(body.errors);
-    if (body.data === undefined || body.data === null) {
-      throw new GatewayUnavailableError(`gateway answered ${answer.status} without data`);
-    }
-    return body.data;
   }
 }

@@ -52,9 +52,16 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   );
   // A body the parser refuses on a CV path is answered in the CV document's error shape.
   api.use(CV_PATHS, cvErrorHandler(logger));
+  // ticket-calling-api.md's per-key budget (config.ticketsRateLimit), over every one of its endpoints.
+  const perTicketKey = rateLimit(budgets, policies.tickets, {
+    identify: (req) => credentialOf(req.get('authorization'), req),
+  });
+  api.use(['/tickets', '/openapi.json'], perTicketKey);
+  api.use(ticketsRoutes(graph, { publicBaseUrl: config.publicBaseUrl, policy: policies.tickets }));
   // The catalogue needs no key: it is counted per client address, as on the gateway. Its own
   // failures answer in the CV document's error shape, the document it belongs to; a body the
-  // parser refused before it does not reach this router's handler.
+  // parser refused before it does not reach this router's handler. After the tickets' router,
+  // which passes its paths by untouched, so a ticket request does not walk through it.
   const plans = express.Router();
   plans.use(
     '/plans',
@@ -63,12 +70,6 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   plans.use(plansRoutes(graph));
   plans.use('/plans', cvErrorHandler(logger));
   api.use(plans);
-  // ticket-calling-api.md's per-key budget (config.ticketsRateLimit), over every one of its endpoints.
-  const perTicketKey = rateLimit(budgets, policies.tickets, {
-    identify: (req) => credentialOf(req.get('authorization'), req),
-  });
-  api.use(['/tickets', '/openapi.json'], perTicketKey);
-  api.use(ticketsRoutes(graph, { publicBaseUrl: config.publicBaseUrl, policy: policies.tickets }));
   api.use(
     cvRoutes(graph, logger, {
       budgets,

@@ -182,6 +182,25 @@ describe('metrics on every process', () => {
     expect(gateway).toMatch(/nida_subgraph_request_duration_seconds_count\{subgraph="billing"\} [1-9]/);
   });
 
+  it('receives the REST adapter’s operations by their hash alone once the gateway holds the document', async () => {
+    const misses = async () =>
+      Number(
+        /nida_graphql_refused_total\{reason="persisted_query_miss"\} (\d+)/.exec(
+          await scrape('gateway'),
+        )?.[1] ?? 0,
+      );
+    const byExternalId = () =>
+      fetch(`${platform.restUrl}/tickets/by-external/${random()}`, {
+        headers: { authorization: `Bearer ${key}` },
+      }).then((answer) => answer.status);
+    const before = await misses();
+    // The gateway has not seen this operation yet: its hash misses once, and the document follows.
+    expect(await byExternalId()).toBe(404);
+    expect(await misses()).toBe(before + 1);
+    expect(await Promise.all([byExternalId(), byExternalId(), byExternalId()])).toEqual([404, 404, 404]);
+    expect(await misses()).toBe(before + 1);
+  });
+
   it('keeps the number of series flat over 1,000 distinct ids, tokens and operation names', async () => {
     const send = async (count: number) => {
       const one = async () => {
