@@ -1,5 +1,5 @@
 import { ProcessMetrics } from '../../common/metrics';
-import { cpuSeconds, graphqlRequestsServed, listeningPorts } from './process-stats';
+import { cpuSeconds, graphqlRequestsServed, listeningPorts, machineBusySeconds } from './process-stats';
 
 describe('what the peer benchmark reads of a process', () => {
   const metrics = new ProcessMetrics('subgraph');
@@ -29,6 +29,19 @@ describe('what the peer benchmark reads of a process', () => {
     while (Date.now() < until) spin += Math.sqrt(spin + 1);
     expect(spin).toBeGreaterThan(0);
     expect(cpuSeconds(process.pid)).toBeGreaterThan(before);
+  });
+
+  it('reads the machine busy at least as long as this process computed', () => {
+    const machineBefore = machineBusySeconds();
+    const before = cpuSeconds(process.pid);
+    const until = Date.now() + 300;
+    let spin = 0;
+    while (Date.now() < until) spin += Math.sqrt(spin + 1);
+    expect(spin).toBeGreaterThan(0);
+    const mine = cpuSeconds(process.pid) - before;
+    // Both are counted in clock ticks: one tick of rounding either way.
+    expect(machineBusySeconds() - machineBefore).toBeGreaterThanOrEqual(mine - 0.02);
+    expect(mine).toBeGreaterThan(0.1);
   });
 
   it("sums a process's /graphql requests of every status and no other route", async () => {

@@ -18,6 +18,18 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/**
+ * CPU seconds the whole machine has been busy so far (every core, every process: the load
+ * generator, the subgraphs, Postgres and Redis as much as the gateway), from /proc/stat.
+ */
+export function machineBusySeconds(): number {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  // cpu user nice system idle iowait irq softirq steal …: idle and iowait are the not-busy ones.
+  const [, ...ticks] = line.trim().split(/\s+/).map(Number);
+  const total = ticks.slice(0, 8).reduce((sum, t) => sum + t, 0);
+  return (total - (ticks[3] ?? 0) - (ticks[4] ?? 0)) / CLOCK_TICKS;
+}
+
 /** The TCP ports a process listens on, from its socket descriptors and /proc/<pid>/net/tcp{,6}. */
 export function listeningPorts(pid: number): number[] {
   const inodes = new Set<string>();
