@@ -7,8 +7,8 @@ export class FakeSocket extends EventEmitter {
   closedWith?: number;
   bufferedAmount = 0;
 
-  send(data: string): void {
-    if (this.closedWith === undefined) this.sent.push(data);
+  send(data: string | Buffer): void {
+    if (this.closedWith === undefined) this.sent.push(data.toString());
   }
 
   close(code: number): void {
