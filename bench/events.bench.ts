@@ -45,6 +45,9 @@ import { flag, percentile } from './load';
  * 10,000 at most 1.15 times the floor's.
  */
 
+/** Children this run started, ended if it fails so no subscriber or floor outlives it. */
+const children = new Set<ChildProcess>();
+
 /** A child process holding N subscribers of one server (bench/events-subscribers.ts). */
 class Pool {
   private readonly reports: PoolReport[] = [];
@@ -59,9 +62,9 @@ class Pool {
 
   static async open(url: string, token: string, n: number): Promise<Pool> {
     const script = join(projectRoot(), 'dist', 'bench', 'events-subscribers.js');
-    const pool = new Pool(
-      fork(script, [url, token, String(n)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
-    );
+    const child = fork(script, [url, token, String(n)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    children.add(child);
+    const pool = new Pool(child);
     await pool.next('ready', 120_000);
     return pool;
   }
@@ -176,6 +179,7 @@ async function startFloor() {
   const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'bench', 'floor-ws.js')], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  children.add(child);
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
     child.once('exit', (code) => reject(new Error(`floor-ws exited with ${code}`)));
@@ -401,6 +405,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  for (const child of children) child.kill('SIGTERM');
   process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
   process.exit(1);
 });
