@@ -13,23 +13,33 @@ import { WebSocketServer, type WebSocket } from 'ws';
 const payload = JSON.stringify({
   data: { ticketUpdated: { id: '1', status: 'READY', ringCount: 3, updatedAt: new Date().toISOString() } },
 });
-const subscribers: { socket: WebSocket; frameStart: string }[] = [];
+const subscribers: { socket: WebSocket; id: string }[] = [];
+
+/** Each distinct frame is encoded once per `go`, as the gateway's hub does. */
+function fanOut(): void {
+  const frames = new Map<string, Buffer>();
+  for (const s of subscribers) {
+    let frame = frames.get(s.id);
+    if (frame === undefined) {
+      frame = Buffer.from(`{"id":${JSON.stringify(s.id)},"type":"next","payload":${payload}}`);
+      frames.set(s.id, frame);
+    }
+    s.socket.send(frame, { binary: false });
+  }
+}
 
 const server = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
 server.on('connection', (socket) => {
   socket.on('message', (data: Buffer) => {
     const text = data.toString();
     if (text === 'go') {
-      for (const s of subscribers) s.socket.send(`${s.frameStart}${payload}}`);
+      fanOut();
       return;
     }
     const message = JSON.parse(text) as { type: string; id?: string };
     if (message.type === 'connection_init') socket.send(JSON.stringify({ type: 'connection_ack' }));
     if (message.type === 'subscribe') {
-      subscribers.push({
-        socket,
-        frameStart: `{"id":${JSON.stringify(message.id)},"type":"next","payload":`,
-      });
+      subscribers.push({ socket, id: message.id ?? '' });
     }
   });
   socket.on('close', () => {

@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from '../../common/logger';
 import type { AccessChange } from '../../contracts/tickets/access-change';
-import type { LiveSocket } from './live-hub';
+import { TEXT_FRAME, type LiveSocket } from './live-hub';
 
 /** WebSocket close codes the live server's access decisions end a socket with. */
 export const ACCESS_CLOSE = {
@@ -34,7 +34,7 @@ export type CheckCredential = (
  */
 export class GatedSocket implements LiveSocket {
   private holds = 0;
-  private held: string[] = [];
+  private held: (string | Buffer)[] = [];
   private heldBytes = 0;
   private refused = false;
 
@@ -44,14 +44,14 @@ export class GatedSocket implements LiveSocket {
     return this.socket.bufferedAmount + this.heldBytes;
   }
 
-  send(data: string): void {
+  send(data: string | Buffer): void {
     if (this.refused) return;
     if (this.holds > 0) {
       this.held.push(data);
       this.heldBytes += data.length;
       return;
     }
-    this.socket.send(data);
+    this.socket.send(data, TEXT_FRAME);
   }
 
   hold(): void {
@@ -64,7 +64,7 @@ export class GatedSocket implements LiveSocket {
     const frames = this.held;
     this.held = [];
     this.heldBytes = 0;
-    for (const frame of frames) this.socket.send(frame);
+    for (const frame of frames) this.socket.send(frame, TEXT_FRAME);
   }
 
   close(how: { code: number; reason: string }): void {

@@ -53,39 +53,41 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 const HIDDEN_FROM_TOKEN: ReadonlySet<string> = new Set(TOKEN_HIDDEN_FIELDS);
 
+/** How a frame built once goes to many sockets: a Buffer, sent as the text frame it encodes. */
+export const TEXT_FRAME = { binary: false } as const;
+
 /** The socket side of a subscriber: graphql-ws's `next` frames are written straight to it. */
 export interface LiveSocket {
   readonly bufferedAmount: number;
-  send(data: string): void;
+  send(data: Buffer, options: typeof TEXT_FRAME): void;
 }
 
 /**
- * One subscriber. Each result is serialised once per group and written to every member's socket
- * as a ready-made `next` frame, so an event costs a string concatenation and a socket write per
- * subscriber rather than a promise chain, a message validation and a JSON.stringify each.
- * graphql-ws still owns the subscription's life: it iterates this (nothing is ever yielded) and
- * calls `return()` on complete or close, which ends the membership.
+ * One subscriber. Each result is serialised and framed as graphql-ws's `next` message once per
+ * group and operation id, and that one encoded frame is written to every member's socket with that
+ * id, so an event costs a socket write per subscriber rather than a promise chain, a message
+ * validation, a JSON.stringify and a UTF-8 encoding each. graphql-ws still owns the subscription's
+ * life: it iterates this (nothing is ever yielded) and calls `return()` on complete or close, which
+ * ends the membership.
  */
 export class LiveSink implements AsyncIterableIterator<FormattedExecutionResult> {
-  private readonly frameStart: string;
   private done = false;
   private finish?: (result: IteratorResult<FormattedExecutionResult>) => void;
 
   constructor(
     private readonly socket: LiveSocket,
-    operationId: string,
+    /** The client's id of the operation, which its `next` frames carry. */
+    readonly operationId: string,
     private readonly onEnd: (sink: LiveSink) => void,
-  ) {
-    this.frameStart = `{"id":${JSON.stringify(operationId)},"type":"next","payload":`;
-  }
+  ) {}
 
-  write(resultJson: string): void {
+  write(frame: Buffer): void {
     if (this.done) return;
     if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
       void this.return();
       return;
     }
-    this.socket.send(`${this.frameStart}${resultJson}}`);
+    this.socket.send(frame, TEXT_FRAME);
   }
 
   next(): Promise<IteratorResult<FormattedExecutionResult>> {
@@ -128,7 +130,16 @@ class LiveGroup {
     this.tail = this.tail
       .then(async () => {
         const json = JSON.stringify(await this.resultOf(event));
-        for (const sink of this.sinks) sink.write(json);
+        // Clients that number their operations alike (the platform's pages all start at 1) share a frame.
+        const frames = new Map<string, Buffer>();
+        for (const sink of this.sinks) {
+          let frame = frames.get(sink.operationId);
+          if (frame === undefined) {
+            frame = nextFrame(sink.operationId, json);
+            frames.set(sink.operationId, frame);
+          }
+          sink.write(frame);
+        }
       })
       .catch((error: unknown) =>
         this.logger.error({ err: error, eventId: event.id }, 'live event could not be resolved'),
@@ -242,6 +253,11 @@ export class LiveHub {
     slotGroups?.delete(group);
     if (slotGroups?.size === 0) this.bySlot.delete(slot);
   }
+}
+
+/** graphql-ws's `next` message of an operation, around a result already serialised. */
+function nextFrame(operationId: string, resultJson: string): Buffer {
+  return Buffer.from(`{"id":${JSON.stringify(operationId)},"type":"next","payload":${resultJson}}`);
 }
 
 function slotOf(reader: LiveReader): string {

@@ -238,6 +238,32 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
     ]);
   });
 
+  it('encodes an event’s frame once per operation id and writes those same bytes to each socket with it', async () => {
+    gateway.answers.set('LiveTicket', { data: { ticketByToken: { number: 'A1' } } });
+    const registry = registryWith();
+    const query = 'subscription { ticketUpdated(token: "tok") { number status } }';
+    const sockets = [new FakeSocket(), new FakeSocket(), new FakeSocket()];
+    for (const [socket, id] of [
+      [sockets[0]!, '1'],
+      [sockets[1]!, '1'],
+      [sockets[2]!, 'x'],
+    ] as const) {
+      await subscribe(registry, query, connectionOf(socket), id);
+    }
+
+    hub.dispatch(eventOf('tok', 3, 'A1'));
+    await settled();
+    const [first, second, third] = sockets.map((socket) => socket.raw);
+    expect(first).toHaveLength(1);
+    expect(second![0]).toBe(first![0]);
+    expect(third![0]).not.toBe(first![0]);
+    expect(sockets.map((socket) => socket.sent)).toEqual(
+      ['1', '1', 'x'].map((id) => [
+        `{"id":"${id}","type":"next","payload":{"data":{"ticketUpdated":{"number":"A1","status":"READY"}}}}`,
+      ]),
+    );
+  });
+
   it('branchTicketsUpdated refuses a connection without a credential with UNAUTHENTICATED', async () => {
     const result = await subscribe(
       registryWith(),
