@@ -29,6 +29,7 @@ import { CLIENT_ADDRESS_HEADER } from '../contracts/identity/session';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import { inputGuardPlugin } from './input-guard.plugin';
 import { GatewayMetrics } from './gateway-metrics';
+import { InflightFetches } from './inflight-fetches';
 import {
   FORWARDED_HEADERS,
   GATEWAY_SET_HEADERS,
@@ -78,18 +79,26 @@ async function startGraph(
   },
 ): Promise<Graph> {
   const { supergraphSdl, costModel, redis, fetcher, metrics } = backing;
+  const inflight = config.shareSubgraphFetches
+    ? new InflightFetches({ logger, joined: (subgraph) => metrics.fetchShared(subgraph) })
+    : undefined;
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
-    buildService: ({ name, url }) =>
-      new HeaderForwardingDataSource(
+    buildService: ({ name, url }) => {
+      const subgraph = isSubgraphName(name) ? name : 'other';
+      // A joined fetch is not timed: the histogram counts what the subgraphs were sent.
+      const timed = metrics.timedFetcher(subgraph, fetcher);
+      return new HeaderForwardingDataSource(
         {
           url: isSubgraphName(name) ? config.subgraphUrls[name] : url,
-          fetcher: metrics.timedFetcher(isSubgraphName(name) ? name : 'other', fetcher),
+          fetcher: inflight === undefined ? timed : inflight.fetcher(subgraph, timed),
         },
         config.internalSecret,
         name,
-      ),
+        inflight,
+      );
+    },
   });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));
