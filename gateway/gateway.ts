@@ -85,20 +85,17 @@ async function startGraph(
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
-    buildService: ({ name, url }) => {
-      const subgraph = isSubgraphName(name) ? name : 'other';
-      // A joined fetch is not timed: the histogram counts what the subgraphs were sent.
-      const timed = metrics.timedFetcher(subgraph, fetcher);
-      return new HeaderForwardingDataSource(
+    buildService: ({ name, url }) =>
+      new HeaderForwardingDataSource(
         {
           url: isSubgraphName(name) ? config.subgraphUrls[name] : url,
-          fetcher: inflight === undefined ? timed : inflight.fetcher(subgraph, timed),
+          // Inside the sharing: the histogram counts the fetches the subgraphs were sent.
+          fetcher: metrics.timedFetcher(isSubgraphName(name) ? name : 'other', fetcher),
         },
         config.internalSecret,
         name,
         inflight,
-      );
-    },
+      ),
   });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));

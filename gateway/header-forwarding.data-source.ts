@@ -53,8 +53,8 @@ export interface GatewayContext {
 
 /**
  * Passes the caller's credentials and request id on to every subgraph fetch of an operation, with
- * the platform's own credential, without which no subgraph answers. Given `inflight` (whose
- * fetcher must be this data source's), a query's fetch joins an identical one in flight.
+ * the platform's own credential, without which no subgraph answers. Given `inflight`, a query's
+ * fetch joins an identical one in flight instead of being sent.
  */
 export class HeaderForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   constructor(
@@ -64,6 +64,7 @@ export class HeaderForwardingDataSource extends RemoteGraphQLDataSource<GatewayC
     private readonly inflight?: InflightFetches,
   ) {
     super(config);
+    if (inflight !== undefined) this.fetcher = inflight.fetcher(subgraphName, this.fetcher);
   }
 
   /**

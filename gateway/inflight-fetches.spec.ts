@@ -295,7 +295,7 @@ describe('HeaderForwardingDataSource with in-flight sharing', () => {
   beforeAll(async () => {
     await subgraph.start();
     source = new HeaderForwardingDataSource(
-      { url: `${subgraph.url}/graphql`, fetcher: inflight.fetcher('tickets', base) },
+      { url: `${subgraph.url}/graphql`, fetcher: base },
       'internal-secret-of-this-test-0000000000',
       'tickets',
       inflight,
