@@ -74,14 +74,13 @@ async function startGraph(
     costModel: CostModel;
     redis: Redis;
     fetcher: ReturnType<typeof subgraphFetcher>;
+    /** Absent when identical fetches are not to be shared (GATEWAY_SHARE_FETCHES=false). */
+    inflight: InflightFetches | undefined;
     metrics: GatewayMetrics;
     processMetrics: ProcessMetrics;
   },
 ): Promise<Graph> {
-  const { supergraphSdl, costModel, redis, fetcher, metrics } = backing;
-  const inflight = config.shareSubgraphFetches
-    ? new InflightFetches({ logger, joined: (subgraph) => metrics.fetchShared(subgraph) })
-    : undefined;
+  const { supergraphSdl, costModel, redis, fetcher, metrics, inflight } = backing;
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
@@ -183,6 +182,16 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   const fetcher = subgraphFetcher(config.upstreamTimeoutMs);
   // The API schema drops the subgraphs' @listSize and @cost; the estimate reads them from here.
   const costModel = CostModel.fromSupergraph(supergraphSdl);
+  // Filled once the HTTP server listens, since graphql-ws shares its port.
+  const live: { server?: RunningLiveServer } = {};
+  // Its feed hears the access announcements; until it listens nothing is shared.
+  const inflight = config.shareSubgraphFetches
+    ? new InflightFetches({
+        logger,
+        joined: (subgraph) => gatewayMetrics.fetchShared(subgraph),
+        hearsAccess: () => live.server?.hearsAccess() ?? false,
+      })
+    : undefined;
   const graph = await startGraph(config, logger, {
     supergraphSdl,
     costModel,
@@ -190,9 +199,8 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     fetcher,
     metrics: gatewayMetrics,
     processMetrics: metrics,
+    inflight,
   });
-  // Filled once the HTTP server listens, since graphql-ws shares its port.
-  const live: { server?: RunningLiveServer } = {};
 
   const service = HttpService.forPlatform(config, 'gateway', logger, {
     postgres: () => pool.query('select 1'),
@@ -213,6 +221,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     redis,
     config,
     logger,
+    accessChanged: () => inflight?.accessChanged(),
   });
   const liveServer = live.server;
   gatewayMetrics.watchLive({

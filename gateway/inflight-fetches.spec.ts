@@ -6,6 +6,7 @@ import { recordingLogger } from '../test/support/recording-logger';
 import { waitUntil } from '../test/support/wait';
 import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
 import { REQUEST_ID_HEADER } from '../common/request-context';
+import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import {
   FORWARDED_HEADERS,
   GATEWAY_SET_HEADERS,
@@ -36,9 +37,9 @@ class HeldSubgraph {
     this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
-  /** Answers every held request: a 502 on `/broken`, nothing at all on `/silent`, else its body echoed. */
-  release(): void {
-    for (const { res, body, url } of this.held.splice(0)) {
+  /** Answers held requests, the oldest `count`: a 502 on `/broken`, nothing on `/silent`, else the body echoed. */
+  release(count = this.held.length): void {
+    for (const { res, body, url } of this.held.splice(0, count)) {
       if (url === '/silent') continue;
       if (url === '/broken') {
         res.writeHead(502, { 'content-type': 'text/plain' }).end('upstream down');
@@ -69,13 +70,19 @@ describe('identical subgraph fetches in flight', () => {
   const { logger, lines } = recordingLogger<DebugLine>();
   logger.level = 'debug';
   const joins: string[] = [];
-  const inflight = new InflightFetches({ logger, joined: (name) => joins.push(name) });
+  let hearing = true;
+  const inflight = new InflightFetches({
+    logger,
+    joined: (name) => joins.push(name),
+    hearsAccess: () => hearing,
+  });
   const fetcher: Fetcher = inflight.fetcher('tickets', base);
 
   beforeAll(() => subgraph.start());
   beforeEach(() => {
     joins.length = 0;
     lines.length = 0;
+    hearing = true;
   });
   afterAll(async () => {
     base.close();
@@ -208,6 +215,39 @@ describe('identical subgraph fetches in flight', () => {
     expect(answers[0]!.data.answer).not.toBe(answers[1]!.data.answer);
   });
 
+  it('sends anew a fetch made after an access announcement, and joins later ones to that one', async () => {
+    const before = subgraph.seen.length;
+    const key = { authorization: 'Bearer key-a' };
+    const first = inflight.sharing(() => post(key));
+    await waitUntil(() => subgraph.seen.length - before === 1, 5_000, 'the first fetch');
+    inflight.accessChanged();
+    const second = inflight.sharing(() => post(key));
+    await waitUntil(() => subgraph.seen.length - before === 2, 5_000, 'the second fetch');
+    subgraph.release(1);
+    await first;
+    // The first one's answer leaves the second in the table: a third joins it.
+    const third = inflight.sharing(() => post(key));
+    subgraph.release();
+    const [two, three] = await Promise.all([second, third]);
+    expect(subgraph.seen.length - before).toBe(2);
+    expect(joins).toEqual(['tickets']);
+    expect(await three.json()).toEqual(await two.json());
+  });
+
+  it('shares nothing while access announcements may be missed', async () => {
+    hearing = false;
+    const before = subgraph.seen.length;
+    await answered(
+      inflight.sharing(() => [
+        post({ authorization: 'Bearer key-a' }),
+        post({ authorization: 'Bearer key-a' }),
+      ]),
+      2,
+    );
+    expect(subgraph.seen.length - before).toBe(2);
+    expect(joins).toEqual([]);
+  });
+
   it('hands a 5xx answer to every joiner as its own response', async () => {
     const fetches = await answered(
       inflight.sharing(() => Array.from({ length: 3 }, () => post({}, '{}', '/broken'))),
@@ -238,12 +278,16 @@ describe('identical subgraph fetches in flight', () => {
 });
 
 describe('which fetches may share', () => {
-  const incoming = (operation: 'query' | 'mutation' | 'subscription', query: string) =>
+  const incoming = (
+    operation: 'query' | 'mutation' | 'subscription',
+    query: string,
+    headers: GatewayContext['headers'] = {},
+  ) =>
     ({
       kind: 'incoming operation',
       request: { query },
-      incomingRequestContext: { operation: { operation } },
-      context: { headers: {} },
+      incomingRequestContext: { operation: { operation }, context: { headers } },
+      context: { headers },
     }) as unknown as GraphQLDataSourceProcessOptions<GatewayContext>;
 
   it("shares a client query's query fetches only", () => {
@@ -272,6 +316,11 @@ describe('which fetches may share', () => {
     expect(isQueryOnly('query {')).toBe(false);
   });
 
+  it('never shares a recheck of a credential, which must read after the announcement behind it', () => {
+    const recheck = incoming('query', '{ ticketAccess(scope: READ) }', { [ACCESS_RECHECK_HEADER]: '1' });
+    expect(mayShareFetch(recheck)).toBe(false);
+  });
+
   it('never shares health checks and schema loads', () => {
     const check = {
       kind: 'health check',
@@ -289,6 +338,7 @@ describe('HeaderForwardingDataSource with in-flight sharing', () => {
   const inflight = new InflightFetches({
     logger: recordingLogger().logger,
     joined: (name) => joins.push(name),
+    hearsAccess: () => true,
   });
   let source: HeaderForwardingDataSource;
 
@@ -312,13 +362,16 @@ describe('HeaderForwardingDataSource with in-flight sharing', () => {
     query: string,
     authorization: string,
     requestId: string,
-  ) =>
-    source.process({
+    extra: GatewayContext['headers'] = {},
+  ) => {
+    const context = { headers: { authorization, 'x-request-id': requestId, ...extra } };
+    return source.process({
       kind: 'incoming operation',
       request: { query, variables: {} },
-      incomingRequestContext: { operation: { operation }, context: {} },
-      context: { headers: { authorization, 'x-request-id': requestId } },
+      incomingRequestContext: { operation: { operation }, context },
+      context,
     } as unknown as GraphQLDataSourceProcessOptions<GatewayContext>);
+  };
 
   it("joins a client query's identical fetches and answers each with its own data", async () => {
     const before = subgraph.seen.length;
@@ -333,6 +386,23 @@ describe('HeaderForwardingDataSource with in-flight sharing', () => {
       'internal-secret-of-this-test-0000000000',
     );
     expect(new Set(responses.map((response) => response.data)).size).toBe(5);
+  });
+
+  it('sends each recheck of a credential', async () => {
+    const before = subgraph.seen.length;
+    const recheck = { [ACCESS_RECHECK_HEADER]: '1' };
+    const all = Promise.all([
+      process('query', '{ ticketAccess(scope: READ) }', 'Bearer a', 'c-1', recheck),
+      process('query', '{ ticketAccess(scope: READ) }', 'Bearer a', 'c-2', recheck),
+    ]);
+    await waitUntil(() => subgraph.seen.length - before === 2, 5_000, 'two requests');
+    subgraph.release();
+    await all;
+    expect(joins).toEqual([]);
+    expect(subgraph.seen.slice(before).map((seen) => seen.headers[ACCESS_RECHECK_HEADER])).toEqual([
+      '1',
+      '1',
+    ]);
   });
 
   it("sends each fetch of a mutation, and each caller's own credential", async () => {

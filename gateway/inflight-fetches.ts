@@ -5,6 +5,7 @@ import { Kind, OperationTypeNode, parse } from 'graphql';
 import type { Logger } from '../common/logger';
 import { REQUEST_ID_HEADER } from '../common/request-context';
 import { currentTraceparent, linkActiveSpanTo, TRACEPARENT_HEADER } from '../common/trace-context';
+import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import type { GatewayContext } from './header-forwarding.data-source';
 
 /**
@@ -63,6 +64,9 @@ export function mayShareFetch(options: GraphQLDataSourceProcessOptions<GatewayCo
   // Health checks and schema loads carry no client operation.
   if (!('incomingRequestContext' in options)) return false;
   if (options.incomingRequestContext.operation?.operation !== OperationTypeNode.QUERY) return false;
+  // A recheck must read after the announcement that caused it, never join a read from before.
+  const context = options.incomingRequestContext.context as Partial<GatewayContext>;
+  if (context.headers?.[ACCESS_RECHECK_HEADER] !== undefined) return false;
   return options.request.query !== undefined && isQueryOnly(options.request.query);
 }
 
@@ -85,6 +89,11 @@ export interface InflightFetchesOptions {
   logger: Logger;
   /** Told of every fetch that joined one in flight instead of being sent. */
   joined(subgraph: string): void;
+  /**
+   * Whether access announcements (revocations, ended sessions, plan changes) reach this process
+   * now; `accessChanged` is to be called on each. Nothing is shared while they do not.
+   */
+  hearsAccess(): boolean;
 }
 
 /**
@@ -92,6 +101,11 @@ export interface InflightFetchesOptions {
  * `fetchKey`) waits for its answer instead of being sent again. Each waiter gets its own response
  * object over the one answer text, parsed separately, and a failure reaches each of them. Nothing
  * is kept once the answer is in: the next identical fetch is sent anew.
+ *
+ * A fetch in flight may have read a credential that an access announcement has since revoked, so
+ * no fetch joins one sent before the last announcement this process heard, and none joins while
+ * announcements may be missed: revocation holds from its announcement on, as in the subgraphs'
+ * caches and on live sockets.
  */
 export class InflightFetches {
   private readonly shareable = new AsyncLocalStorage<true>();
@@ -104,6 +118,11 @@ export class InflightFetches {
     return this.shareable.run(true, work);
   }
 
+  /** An access announcement arrived: later fetches are sent, not joined to those sent before. */
+  accessChanged(): void {
+    this.inFlight.clear();
+  }
+
   /** Fetches in flight now, for tests. */
   get size(): number {
     return this.inFlight.size;
@@ -113,6 +132,11 @@ export class InflightFetches {
   fetcher(subgraph: string, fetcher: Fetcher): Fetcher {
     return async (url, init) => {
       if (this.shareable.getStore() !== true) return fetcher(url, init);
+      if (!this.options.hearsAccess()) {
+        // An announcement may be missed meanwhile: what is in flight may be from before it.
+        this.inFlight.clear();
+        return fetcher(url, init);
+      }
       const key = fetchKey(url, init);
       const running = this.inFlight.get(key);
       if (running !== undefined) {
@@ -130,20 +154,19 @@ export class InflightFetches {
         if (settled.ok) return settled.response.clone();
         throw copyOf(settled.error);
       }
-      const settled = fetcher(url, init).then(
-        (response): Settled => {
-          this.inFlight.delete(key);
-          return { ok: true, response };
-        },
-        (error: unknown): Settled => {
-          this.inFlight.delete(key);
-          return { ok: false, error };
-        },
-      );
-      this.inFlight.set(key, {
-        settled,
+      const entry: InFlight = {
+        settled: fetcher(url, init).then(
+          (response): Settled => ({ ok: true, response }),
+          (error: unknown): Settled => ({ ok: false, error }),
+        ),
         leaderRequestId: init?.headers?.[REQUEST_ID_HEADER],
         leaderTraceparent: currentTraceparent(),
+      };
+      this.inFlight.set(key, entry);
+      const settled = entry.settled.then((outcome) => {
+        // An announcement may have put a newer fetch under the same key meanwhile.
+        if (this.inFlight.get(key) === entry) this.inFlight.delete(key);
+        return outcome;
       });
       const outcome = await settled;
       if (!outcome.ok) throw outcome.error;
