@@ -138,6 +138,7 @@ const configSchema = z.object({
   SHUTDOWN_DELAY_MS: duration.optional(),
   READY_CHECK_TIMEOUT_MS: duration.default(2_000),
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
+  GATEWAY_SHARE_FETCHES: flag.default(true),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   SESSION_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
@@ -247,6 +248,11 @@ export interface Config {
   shutdownDelayMs: number;
   readyCheckTimeoutMs: number;
   upstreamTimeoutMs: number;
+  /**
+   * Whether the gateway lets a query's subgraph fetch join an identical one in flight
+   * (GATEWAY_SHARE_FETCHES): on unless a benchmark or an operator turns it off.
+   */
+  shareSubgraphFetches: boolean;
   /** Requests a minute per ticket API key (the document says 120; benchmarks raise it). */
   ticketsRateLimit: number;
   /** cv-api.md: requests a minute per account over the CV API. */
@@ -453,6 +459,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDelayMs: raw.SHUTDOWN_DELAY_MS ?? (raw.NODE_ENV === 'production' ? 5_000 : 0),
     readyCheckTimeoutMs: raw.READY_CHECK_TIMEOUT_MS,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
+    shareSubgraphFetches: raw.GATEWAY_SHARE_FETCHES,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
     cvRateLimit: raw.CV_RATE_LIMIT,
     sessionRateLimit: raw.SESSION_RATE_LIMIT,

@@ -121,6 +121,15 @@ export function inSpan<T>(name: string, options: SpanOptions, work: () => Promis
   );
 }
 
+/**
+ * Links the active span to work it waited for without causing it, such as a subgraph fetch another
+ * request sent and this one joined; nothing outside a trace or for a missing `traceparent`.
+ */
+export function linkActiveSpanTo(traceparent: string | null | undefined): void {
+  const links = linkTo(traceparent);
+  if (links.length > 0) trace.getSpan(context.active())?.addLinks(links);
+}
+
 /** Marks the active span failed for an outcome that is not a throw (a 5xx answer, a refusal). */
 export function markActiveSpanFailed(message: string): void {
   trace.getSpan(context.active())?.setStatus({ code: SpanStatusCode.ERROR, message });

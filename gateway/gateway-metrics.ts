@@ -52,6 +52,7 @@ export class GatewayMetrics {
   private readonly refused;
   private readonly rateLimited;
   private readonly subgraphDuration;
+  private readonly sharedFetches;
   private live?: LiveFigures;
 
   constructor(metrics: ProcessMetrics) {
@@ -76,6 +77,11 @@ export class GatewayMetrics {
       ['subgraph'],
       DURATION_BUCKETS,
     );
+    this.sharedFetches = metrics.counter(
+      'nida_subgraph_fetches_shared_total',
+      'Subgraph fetches not sent because an identical one was in flight, whose answer they shared.',
+      ['subgraph'],
+    );
     metrics.gauge('nida_live_sockets', 'Open graphql-ws sockets.', [], (gauge) => {
       gauge.set(this.live?.sockets() ?? 0);
     });
@@ -97,6 +103,11 @@ export class GatewayMetrics {
 
   rateLimitedBy(door: RateLimitedDoor, refused: RateDecision): void {
     this.rateLimited.inc({ door, principal: refused.policy.name });
+  }
+
+  /** A fetch to the subgraph joined an identical one in flight instead of being sent. */
+  fetchShared(subgraph: string): void {
+    this.sharedFetches.inc({ subgraph });
   }
 
   /** A subgraph's fetcher that times each fetch. */

@@ -29,6 +29,7 @@ import { CLIENT_ADDRESS_HEADER } from '../contracts/identity/session';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import { inputGuardPlugin } from './input-guard.plugin';
 import { GatewayMetrics } from './gateway-metrics';
+import { InflightFetches } from './inflight-fetches';
 import {
   FORWARDED_HEADERS,
   GATEWAY_SET_HEADERS,
@@ -73,11 +74,13 @@ async function startGraph(
     costModel: CostModel;
     redis: Redis;
     fetcher: ReturnType<typeof subgraphFetcher>;
+    /** Absent when identical fetches are not to be shared (GATEWAY_SHARE_FETCHES=false). */
+    inflight: InflightFetches | undefined;
     metrics: GatewayMetrics;
     processMetrics: ProcessMetrics;
   },
 ): Promise<Graph> {
-  const { supergraphSdl, costModel, redis, fetcher, metrics } = backing;
+  const { supergraphSdl, costModel, redis, fetcher, metrics, inflight } = backing;
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
@@ -85,10 +88,12 @@ async function startGraph(
       new HeaderForwardingDataSource(
         {
           url: isSubgraphName(name) ? config.subgraphUrls[name] : url,
+          // Inside the sharing: the histogram counts the fetches the subgraphs were sent.
           fetcher: metrics.timedFetcher(isSubgraphName(name) ? name : 'other', fetcher),
         },
         config.internalSecret,
         name,
+        inflight,
       ),
   });
   let apiSchema: GraphQLSchema | undefined;
@@ -177,6 +182,16 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
   const fetcher = subgraphFetcher(config.upstreamTimeoutMs);
   // The API schema drops the subgraphs' @listSize and @cost; the estimate reads them from here.
   const costModel = CostModel.fromSupergraph(supergraphSdl);
+  // Filled once the HTTP server listens, since graphql-ws shares its port.
+  const live: { server?: RunningLiveServer } = {};
+  // Its feed hears the access announcements; until it listens nothing is shared.
+  const inflight = config.shareSubgraphFetches
+    ? new InflightFetches({
+        logger,
+        joined: (subgraph) => gatewayMetrics.fetchShared(subgraph),
+        hearsAccess: () => live.server?.hearsAccess() ?? false,
+      })
+    : undefined;
   const graph = await startGraph(config, logger, {
     supergraphSdl,
     costModel,
@@ -184,9 +199,8 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     fetcher,
     metrics: gatewayMetrics,
     processMetrics: metrics,
+    inflight,
   });
-  // Filled once the HTTP server listens, since graphql-ws shares its port.
-  const live: { server?: RunningLiveServer } = {};
 
   const service = HttpService.forPlatform(config, 'gateway', logger, {
     postgres: () => pool.query('select 1'),
@@ -207,6 +221,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     redis,
     config,
     logger,
+    accessChanged: () => inflight?.accessChanged(),
   });
   const liveServer = live.server;
   gatewayMetrics.watchLive({

@@ -12,6 +12,7 @@ import {
 import { TICKET_TOKEN_HEADER } from '../contracts/tickets/live-event';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import { REST_DOOR_HEADER } from '../contracts/tickets/board-device';
+import { mayShareFetch, type InflightFetches } from './inflight-fetches';
 
 /** Headers of the client a subgraph needs to decide who is asking and how to answer. */
 export const FORWARDED_HEADERS = [
@@ -52,15 +53,18 @@ export interface GatewayContext {
 
 /**
  * Passes the caller's credentials and request id on to every subgraph fetch of an operation, with
- * the platform's own credential, without which no subgraph answers.
+ * the platform's own credential, without which no subgraph answers. Given `inflight`, a query's
+ * fetch joins an identical one in flight instead of being sent.
  */
 export class HeaderForwardingDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   constructor(
     config: ConstructorParameters<typeof RemoteGraphQLDataSource<GatewayContext>>[0],
     private readonly internalSecret: string,
     private readonly subgraphName: string,
+    private readonly inflight?: InflightFetches,
   ) {
     super(config);
+    if (inflight !== undefined) this.fetcher = inflight.fetcher(subgraphName, this.fetcher);
   }
 
   /**
@@ -74,7 +78,10 @@ export class HeaderForwardingDataSource extends RemoteGraphQLDataSource<GatewayC
       `subgraph ${this.subgraphName}`,
       { attributes: { 'graphql.federation.subgraph.name': this.subgraphName } },
       async () => {
-        const response = await super.process(options);
+        const response =
+          this.inflight !== undefined && mayShareFetch(options)
+            ? await this.inflight.sharing(() => super.process(options))
+            : await super.process(options);
         if (response.errors !== undefined && response.errors.length > 0) {
           markActiveSpanFailed(`${response.errors.length} error(s) from ${this.subgraphName}`);
         }

@@ -35,12 +35,16 @@ export interface LiveServerOptions {
   redis: Redis;
   config: Config;
   logger: Logger;
+  /** Told of each access announcement the feed hears, before the sockets it concerns are. */
+  accessChanged?: () => void;
 }
 
 export interface RunningLiveServer {
   hub: LiveHub;
   /** Open sockets, for the metrics. */
   sockets(): number;
+  /** Whether access announcements reach this process now (the feed's subscription is whole). */
+  hearsAccess(): boolean;
   stop(): Promise<void>;
 }
 
@@ -98,7 +102,12 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
 
   const feed = await LiveFeed.open(options.redis, config.redisPrefix, {
     hub,
-    access,
+    access: {
+      announce: (message) => {
+        options.accessChanged?.();
+        access.announce(message);
+      },
+    },
     sockets: wss.clients,
     logger,
   });
@@ -110,6 +119,7 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
   return {
     hub,
     sockets: () => wss.clients.size,
+    hearsAccess: () => feed.isLive,
     stop: async () => {
       await disposable.dispose();
       await feed.close();

@@ -14,6 +14,7 @@ const OWN_FAMILIES: Record<string, string[]> = {
     'nida_rate_limited_total',
     'nida_rate_limit_fail_open_total',
     'nida_subgraph_request_duration_seconds',
+    'nida_subgraph_fetches_shared_total',
     'nida_live_sockets',
     'nida_live_subscriptions',
     'nida_postgres_pool_connections',

@@ -1,0 +1,177 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import type { Fetcher, FetcherRequestInit, FetcherResponse } from '@apollo/utils.fetcher';
+import { Kind, OperationTypeNode, parse } from 'graphql';
+import type { Logger } from '../common/logger';
+import { REQUEST_ID_HEADER } from '../common/request-context';
+import { currentTraceparent, linkActiveSpanTo, TRACEPARENT_HEADER } from '../common/trace-context';
+import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
+import type { GatewayContext } from './header-forwarding.data-source';
+
+/**
+ * Headers that only say which client request a fetch belongs to. They are left out of the key, or
+ * no two client requests would ever share a fetch; every other header the gateway sends is in it
+ * (docs/API-DECISIONS.md, "Identical subgraph fetches in flight").
+ */
+export const CORRELATION_HEADERS: ReadonlySet<string> = new Set([
+  REQUEST_ID_HEADER,
+  TRACEPARENT_HEADER,
+  'tracestate',
+]);
+
+/**
+ * What a subgraph sees of a fetch, but for the correlation headers: its URL, its method, its exact
+ * body (document, variables, operation name) and every other header, by lower-cased name.
+ */
+export function fetchKey(url: string, init: FetcherRequestInit | undefined): string {
+  const headers = Object.entries(init?.headers ?? {})
+    .map(([name, value]): [string, string] => [name.toLowerCase(), value])
+    .filter(([name]) => !CORRELATION_HEADERS.has(name))
+    .sort(([a, va], [b, vb]) => (a < b ? -1 : a > b ? 1 : va < vb ? -1 : va > vb ? 1 : 0));
+  const body = init?.body === undefined ? '' : init.body.toString();
+  return JSON.stringify([url, init?.method ?? 'GET', body, headers]);
+}
+
+/** Subgraph documents the query planner has sent, and whether each holds only queries. */
+const DOCUMENT_CAP = 1_000;
+const queryOnly = new Map<string, boolean>();
+
+/** True when every operation in the document is a query; false for anything else or unparsable. */
+export function isQueryOnly(document: string): boolean {
+  let known = queryOnly.get(document);
+  if (known === undefined) {
+    try {
+      known = parse(document, { noLocation: true }).definitions.every(
+        (definition) =>
+          definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === OperationTypeNode.QUERY,
+      );
+    } catch {
+      known = false;
+    }
+    // The planner's documents are few and repeat; a client flooding new ones only restarts the map.
+    if (queryOnly.size >= DOCUMENT_CAP) queryOnly.clear();
+    queryOnly.set(document, known);
+  }
+  return known;
+}
+
+/**
+ * Whether a data source's fetch may join an identical one in flight: only a fetch of a client
+ * query whose own document is a query. A mutation's later fetches are queries (entities read after
+ * the write), and they must see what the write did, so the client operation's type decides too.
+ */
+export function mayShareFetch(options: GraphQLDataSourceProcessOptions<GatewayContext>): boolean {
+  // Health checks and schema loads carry no client operation.
+  if (!('incomingRequestContext' in options)) return false;
+  if (options.incomingRequestContext.operation?.operation !== OperationTypeNode.QUERY) return false;
+  // A recheck must read after the announcement that caused it, never join a read from before.
+  const context = options.incomingRequestContext.context as Partial<GatewayContext>;
+  if (context.headers?.[ACCESS_RECHECK_HEADER] !== undefined) return false;
+  return options.request.query !== undefined && isQueryOnly(options.request.query);
+}
+
+type Settled = { ok: true; response: FetcherResponse } | { ok: false; error: unknown };
+
+interface InFlight {
+  settled: Promise<Settled>;
+  leaderRequestId: string | undefined;
+  leaderTraceparent: string | null;
+}
+
+/** A copy of what a fetch threw, so that no two requests hold one error object. */
+function copyOf(error: unknown): unknown {
+  if (error === null || typeof error !== 'object') return error;
+  const copy = Object.create(Object.getPrototypeOf(error) as object | null) as object;
+  return Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
+}
+
+export interface InflightFetchesOptions {
+  logger: Logger;
+  /** Told of every fetch that joined one in flight instead of being sent. */
+  joined(subgraph: string): void;
+  /**
+   * Whether access announcements (revocations, ended sessions, plan changes) reach this process
+   * now; `accessChanged` is to be called on each. Nothing is shared while they do not.
+   */
+  hearsAccess(): boolean;
+}
+
+/**
+ * In-flight deduplication of subgraph fetches: while a fetch is on its way, an identical one (same
+ * `fetchKey`) waits for its answer instead of being sent again. Each waiter gets its own response
+ * object over the one answer text, parsed separately, and a failure reaches each of them. Nothing
+ * is kept once the answer is in: the next identical fetch is sent anew.
+ *
+ * A fetch in flight may have read a credential that an access announcement has since revoked, so
+ * no fetch joins one sent before the last announcement this process heard, and none joins while
+ * announcements may be missed: revocation holds from its announcement on, as in the subgraphs'
+ * caches and on live sockets.
+ */
+export class InflightFetches {
+  private readonly shareable = new AsyncLocalStorage<true>();
+  private readonly inFlight = new Map<string, InFlight>();
+
+  constructor(private readonly options: InflightFetchesOptions) {}
+
+  /** Runs `work` with its subgraph fetches allowed to join identical ones in flight. */
+  sharing<T>(work: () => T): T {
+    return this.shareable.run(true, work);
+  }
+
+  /** An access announcement arrived: later fetches are sent, not joined to those sent before. */
+  accessChanged(): void {
+    this.inFlight.clear();
+  }
+
+  /** Fetches in flight now, for tests. */
+  get size(): number {
+    return this.inFlight.size;
+  }
+
+  /** `fetcher` for one subgraph, joining identical fetches made inside `sharing`. */
+  fetcher(subgraph: string, fetcher: Fetcher): Fetcher {
+    return async (url, init) => {
+      if (this.shareable.getStore() !== true) return fetcher(url, init);
+      if (!this.options.hearsAccess()) {
+        // An announcement may be missed meanwhile: what is in flight may be from before it.
+        this.inFlight.clear();
+        return fetcher(url, init);
+      }
+      const key = fetchKey(url, init);
+      const running = this.inFlight.get(key);
+      if (running !== undefined) {
+        this.options.joined(subgraph);
+        this.options.logger.debug(
+          {
+            subgraph,
+            requestId: init?.headers?.[REQUEST_ID_HEADER],
+            leaderRequestId: running.leaderRequestId,
+          },
+          'subgraph fetch joined an identical one in flight',
+        );
+        linkActiveSpanTo(running.leaderTraceparent);
+        const settled = await running.settled;
+        if (settled.ok) return settled.response.clone();
+        throw copyOf(settled.error);
+      }
+      const entry: InFlight = {
+        settled: fetcher(url, init).then(
+          (response): Settled => ({ ok: true, response }),
+          (error: unknown): Settled => ({ ok: false, error }),
+        ),
+        leaderRequestId: init?.headers?.[REQUEST_ID_HEADER],
+        leaderTraceparent: currentTraceparent(),
+      };
+      this.inFlight.set(key, entry);
+      const settled = entry.settled.then((outcome) => {
+        // An announcement may have put a newer fetch under the same key meanwhile.
+        if (this.inFlight.get(key) === entry) this.inFlight.delete(key);
+        return outcome;
+      });
+      const outcome = await settled;
+      if (!outcome.ok) throw outcome.error;
+      // Joiners clone the same response, possibly after this one's body was read.
+      return outcome.response.clone();
+    };
+  }
+}
