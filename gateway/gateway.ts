@@ -63,6 +63,8 @@ interface Graph {
   limits: GatewayRateLimits;
   sessions: SessionResolver;
   runQuery: RunQuery;
+  /** An access announcement arrived: nothing sent before it is joined any more. */
+  accessChanged: () => void;
 }
 
 /** Plans operations over the subgraphs composed in schema/supergraph.graphql. */
@@ -127,9 +129,13 @@ async function startGraph(
   await apollo.start();
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');
 
-  const sessions = new SessionResolver(config);
+  const sessions = new SessionResolver(config, backing.inflight);
   const runQuery = gatewayRunQuery(apollo, sessions);
-  return { apollo, apiSchema, limits, sessions, runQuery };
+  const accessChanged = () => {
+    backing.inflight?.accessChanged();
+    sessions.accessChanged();
+  };
+  return { apollo, apiSchema, limits, sessions, runQuery, accessChanged };
 }
 
 /**
@@ -221,7 +227,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     redis,
     config,
     logger,
-    accessChanged: () => inflight?.accessChanged(),
+    accessChanged: graph.accessChanged,
   });
   const liveServer = live.server;
   gatewayMetrics.watchLive({

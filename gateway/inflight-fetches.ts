@@ -123,6 +123,11 @@ export class InflightFetches {
     this.inFlight.clear();
   }
 
+  /** Whether joining may happen now: announcements reach this process and sharing is on. */
+  get mayJoin(): boolean {
+    return this.options.hearsAccess();
+  }
+
   /** Fetches in flight now, for tests. */
   get size(): number {
     return this.inFlight.size;

@@ -1,6 +1,7 @@
 import type { Config } from '../common/config';
 import { UnavailableError } from '../common/errors';
 import { SubgraphClient } from '../common/subgraph-call';
+import type { InflightFetches } from './inflight-fetches';
 import { SESSION_ID_HEADER, SESSION_USER_HEADER, sessionTokenOf } from '../contracts/identity/session';
 
 const SESSION_PRINCIPAL = `query SessionPrincipal($token: String!) {
@@ -12,31 +13,51 @@ type Principal = { userId: string; sessionId: string } | null;
 /**
  * Resolves a request's `Bearer ses_…` once, at the gateway, and tells the subgraphs who it is
  * (contracts/identity/session.ts). Not cached: signing out takes effect on the next request. A
- * look-up already under way for the same token is joined rather than repeated: a panel's page
- * sends several operations at once, and each of them would otherwise ask identity the same thing.
+ * look-up already under way for the same token is joined rather than repeated (a panel's page
+ * sends several operations at once, each of which would otherwise ask identity the same thing),
+ * under the rule subgraph fetches share by (gateway/inflight-fetches.ts): only while access
+ * announcements are heard, and never a look-up sent before the last one.
  */
 export class SessionResolver {
   private readonly identity: SubgraphClient;
   private readonly inFlight = new Map<string, Promise<Principal>>();
 
-  constructor(config: Pick<Config, 'subgraphUrls' | 'internalSecret'>) {
+  constructor(
+    config: Pick<Config, 'subgraphUrls' | 'internalSecret'>,
+    private readonly sharing?: Pick<InflightFetches, 'mayJoin'>,
+  ) {
     this.identity = SubgraphClient.of(config, 'identity');
+  }
+
+  /** An access announcement arrived (a session may have ended): later look-ups are sent anew. */
+  accessChanged(): void {
+    this.inFlight.clear();
   }
 
   /** The headers naming the session's user, or none for a request without a live session. */
   async headersFor(authorization: string | undefined, requestId?: string): Promise<Record<string, string>> {
     const token = sessionTokenOf(authorization);
     if (token === undefined) return {};
-    let lookup = this.inFlight.get(token);
-    if (lookup === undefined) {
-      lookup = this.principalOf(token, requestId);
-      this.inFlight.set(token, lookup);
-      const forget = () => this.inFlight.delete(token);
-      lookup.then(forget, forget);
-    }
-    const principal = await lookup;
+    const principal = await this.lookUp(token, requestId);
     if (principal === null) return {};
     return { [SESSION_USER_HEADER]: principal.userId, [SESSION_ID_HEADER]: principal.sessionId };
+  }
+
+  private lookUp(token: string, requestId: string | undefined): Promise<Principal> {
+    if (this.sharing?.mayJoin !== true) {
+      this.inFlight.clear();
+      return this.principalOf(token, requestId);
+    }
+    const running = this.inFlight.get(token);
+    if (running !== undefined) return running;
+    const lookup = this.principalOf(token, requestId);
+    this.inFlight.set(token, lookup);
+    const forget = () => {
+      // An announcement may have put a newer look-up under the token meanwhile.
+      if (this.inFlight.get(token) === lookup) this.inFlight.delete(token);
+    };
+    lookup.then(forget, forget);
+    return lookup;
   }
 
   private async principalOf(token: string, requestId: string | undefined): Promise<Principal> {

@@ -1,0 +1,88 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SESSION_ID_HEADER, SESSION_USER_HEADER } from '../contracts/identity/session';
+import { waitUntil } from '../test/support/wait';
+import { SessionResolver } from './sessions';
+
+/** The identity subgraph's stand-in: holds each look-up until released, so joining is no race. */
+class HeldIdentity {
+  private server?: Server;
+  private readonly held: ServerResponse[] = [];
+  received = 0;
+  url = '';
+
+  async start(): Promise<void> {
+    const server = (this.server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        this.received++;
+        this.held.push(res);
+      });
+    }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  }
+
+  release(userId: string): void {
+    for (const res of this.held.splice(0)) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: { sessionPrincipal: { userId, sessionId: `s-${userId}` } } }));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+}
+
+describe('SessionResolver', () => {
+  const identity = new HeldIdentity();
+  const resolver = (mayJoin: boolean) =>
+    new SessionResolver(
+      {
+        subgraphUrls: { identity: identity.url, tickets: '', cv: '', billing: '' },
+        internalSecret: 'internal-secret-for-the-test-0123456789',
+      },
+      { mayJoin },
+    );
+  const token = `Bearer ses_${'a'.repeat(40)}`;
+
+  beforeAll(() => identity.start());
+  afterAll(() => identity.stop());
+
+  async function resolveMany(sessions: SessionResolver, count: number, sent: number) {
+    const before = identity.received;
+    const answers = Array.from({ length: count }, () => sessions.headersFor(token));
+    await waitUntil(() => identity.received - before >= sent, 5_000, `${sent} look-ups at identity`);
+    identity.release('u1');
+    const headers = await Promise.all(answers);
+    return { headers, sent: identity.received - before };
+  }
+
+  it('joins a look-up of the same token under way while announcements are heard', async () => {
+    const { headers, sent } = await resolveMany(resolver(true), 5, 1);
+    expect(sent).toBe(1);
+    for (const h of headers) expect(h).toEqual({ [SESSION_USER_HEADER]: 'u1', [SESSION_ID_HEADER]: 's-u1' });
+    // Each caller has its own headers object to add to.
+    expect(new Set(headers).size).toBe(5);
+  });
+
+  it('sends every look-up while announcements may be missed', async () => {
+    const { sent } = await resolveMany(resolver(false), 5, 5);
+    expect(sent).toBe(5);
+  });
+
+  it('sends a look-up anew after an access announcement instead of joining one sent before it', async () => {
+    const sessions = resolver(true);
+    const before = identity.received;
+    const first = sessions.headersFor(token);
+    await waitUntil(() => identity.received - before >= 1, 5_000, 'the first look-up at identity');
+    sessions.accessChanged();
+    const second = sessions.headersFor(token);
+    await waitUntil(() => identity.received - before >= 2, 5_000, 'a second look-up at identity');
+    identity.release('u1');
+    await Promise.all([first, second]);
+    expect(identity.received - before).toBe(2);
+  });
+});
