@@ -1,4 +1,5 @@
-import WebSocket from 'ws';
+import type WebSocket from 'ws';
+import { subscribeToTicket } from './ticket-subscriber';
 
 /**
  * A pool of graphql-ws subscribers for the events benchmark, in a process of its own, so the
@@ -34,41 +35,15 @@ let received = 0;
 
 const report = (message: PoolReport) => process.send?.(message);
 
-function connectOne(index: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, 'graphql-transport-ws', {
-      perMessageDeflate: false,
-      // The client's own UTF-8 check of 10,000 frames is not the server's latency.
-      skipUTF8Validation: true,
-    });
-    sockets[index] = socket;
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
-    socket.on('message', (data: Buffer) => {
-      // A `next` frame is only timed; parsing 10,000 of them here would be the client's cost.
-      if (data.includes('"type":"next"')) {
-        if (arrived[index] === -1) {
-          arrived[index] = performance.timeOrigin + performance.now();
-          received += 1;
-          if (received === n) report({ type: 'arrived', at: arrived });
-        }
-        return;
-      }
-      const message = JSON.parse(data.toString()) as { type: string };
-      if (message.type === 'connection_ack') {
-        socket.send(
-          JSON.stringify({
-            id: '1',
-            type: 'subscribe',
-            payload: { query: SUBSCRIPTION, variables: { token } },
-          }),
-        );
-        resolve();
-      } else if (message.type === 'error') {
-        reject(new Error(`subscription refused: ${data.toString()}`));
-      }
-    });
-    socket.on('error', reject);
+async function connectOne(index: number): Promise<void> {
+  const { socket, subscribed } = subscribeToTicket(url, SUBSCRIPTION, token, () => {
+    if (arrived[index] !== -1) return;
+    arrived[index] = performance.timeOrigin + performance.now();
+    received += 1;
+    if (received === n) report({ type: 'arrived', at: arrived });
   });
+  sockets[index] = socket;
+  await subscribed;
 }
 
 async function main(): Promise<void> {

@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import WebSocket from 'ws';
 import { percentile } from '../load';
 import { cpuSeconds } from './process-stats';
+import { subscribeToTicket } from '../ticket-subscriber';
 
 /**
  * `ticketUpdated` fan-out: N graphql-ws subscribers of one ticket, timed from the REST POST that
@@ -24,33 +25,7 @@ export interface FanOutResult {
 
 /** Opens one graphql-ws subscriber; `arrived` is called at its first `next` of each round. */
 function subscribe(url: string, token: string, arrived: () => void): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(url, 'graphql-transport-ws', {
-      perMessageDeflate: false,
-      skipUTF8Validation: true,
-    });
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
-    socket.on('message', (data: Buffer) => {
-      if (data.includes('"type":"next"')) {
-        arrived();
-        return;
-      }
-      const message = JSON.parse(data.toString()) as { type: string };
-      if (message.type === 'connection_ack') {
-        socket.send(
-          JSON.stringify({
-            id: '1',
-            type: 'subscribe',
-            payload: { query: TICKET_UPDATED, variables: { token } },
-          }),
-        );
-        resolve(socket);
-      } else if (message.type === 'error') {
-        reject(new Error(`subscription refused: ${data.toString()}`));
-      }
-    });
-    socket.on('error', reject);
-  });
+  return subscribeToTicket(url, TICKET_UPDATED, token, arrived).subscribed;
 }
 
 async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
