@@ -331,7 +331,19 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
       cvs.push({ account, cvId: String(((await created.json()) as { data: { id: string } }).data.id) });
     }
     load = Promise.all([posWorker(1), posWorker(2), cvWorker()]);
-    await waitUntil(() => readied.length >= 3, 30_000, 'the load under way');
+    // A worker's failed call ends the load: that failure is the one to report, not the wait's. And
+    // whatever the cause, the answers so far say where the load stood.
+    const underWay = waitUntil(() => readied.length >= 3, 60_000, 'the load under way');
+    await Promise.race([
+      underWay,
+      load.then(() => {
+        throw new Error('the load ended before three tickets were ready');
+      }),
+    ]).catch((error: unknown) => {
+      throw new Error(`${(error as Error).message}; answers so far: ${JSON.stringify(tallyOf(outcomes))}`, {
+        cause: error,
+      });
+    });
   }, 150_000);
 
   afterAll(async () => {
@@ -394,13 +406,18 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
     await load;
     await expectEveryWebhookSigned();
 
-    const tally: Record<string, number> = {};
-    for (const o of outcomes) tally[`${o.what} ${o.status}`] = (tally[`${o.what} ${o.status}`] ?? 0) + 1;
     process.stdout.write(
-      `[rotation] ${JSON.stringify({ figures, answers: tally, readied: readied.length, webhooks: receivers.map((r) => r.receiver.received.length) })}\n`,
+      `[rotation] ${JSON.stringify({ figures, answers: tallyOf(outcomes), readied: readied.length, webhooks: receivers.map((r) => r.receiver.received.length) })}\n`,
     );
     expect(failed()).toEqual([]);
     expect(readied.length).toBeGreaterThan(10);
     expect(outcomes.filter((o) => o.what === 'REST CV link' && o.status === 200).length).toBeGreaterThan(5);
   }, 300_000);
 });
+
+/** How many answers of each call and status. */
+function tallyOf(outcomes: readonly Outcome[]): Record<string, number> {
+  const tally: Record<string, number> = {};
+  for (const o of outcomes) tally[`${o.what} ${o.status}`] = (tally[`${o.what} ${o.status}`] ?? 0) + 1;
+  return tally;
+}
