@@ -22,7 +22,7 @@ import { queryLimitOptions } from './query-limits';
 import { GatewayRateLimits } from './rate-limit';
 import type { RunQuery } from './live/live-hub';
 import { startLiveServer, type RunningLiveServer } from './live/live-server';
-import { SessionResolver } from './sessions';
+import { SessionResolver, type Principal } from './sessions';
 import { subgraphFetcher } from './subgraph-fetcher';
 import { REQUEST_ID_HEADER } from '../common/request-context';
 import { CLIENT_ADDRESS_HEADER } from '../contracts/identity/session';
@@ -129,12 +129,9 @@ async function startGraph(
   await apollo.start();
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');
 
-  const sessions = new SessionResolver(config, backing.inflight);
+  const sessions = new SessionResolver(config, backing.inflight?.keyed<Principal>());
   const runQuery = gatewayRunQuery(apollo, sessions);
-  const accessChanged = () => {
-    backing.inflight?.accessChanged();
-    sessions.accessChanged();
-  };
+  const accessChanged = () => backing.inflight?.accessChanged();
   return { apollo, apiSchema, limits, sessions, runQuery, accessChanged };
 }
 

@@ -234,6 +234,25 @@ describe('identical subgraph fetches in flight', () => {
     expect(await three.json()).toEqual(await two.json());
   });
 
+  it('clears every keyed join made from it on an access announcement, as it does its fetches', async () => {
+    const lookUps = inflight.keyed<string>();
+    let started = 0;
+    let finish: (value: string) => void = () => undefined;
+    const start = () => {
+      started++;
+      return new Promise<string>((resolve) => (finish = resolve));
+    };
+    const first = lookUps.join('token', start, () => undefined);
+    expect(lookUps.join('token', start, () => undefined).value).toBe(first.value);
+    inflight.accessChanged();
+    const after = lookUps.join('token', start, () => undefined);
+    expect(after.value).not.toBe(first.value);
+    expect(started).toBe(2);
+    finish('done');
+    await after.value;
+    expect(lookUps.size).toBe(0);
+  });
+
   it('shares nothing while access announcements may be missed', async () => {
     hearing = false;
     const before = subgraph.seen.length;

@@ -7,6 +7,7 @@ import { REQUEST_ID_HEADER } from '../common/request-context';
 import { currentTraceparent, linkActiveSpanTo, TRACEPARENT_HEADER } from '../common/trace-context';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import type { GatewayContext } from './header-forwarding.data-source';
+import { InflightJoin } from './inflight-join';
 
 /**
  * Headers that only say which client request a fetch belongs to. They are left out of the key, or
@@ -72,10 +73,9 @@ export function mayShareFetch(options: GraphQLDataSourceProcessOptions<GatewayCo
 
 type Settled = { ok: true; response: FetcherResponse } | { ok: false; error: unknown };
 
-interface InFlight {
-  settled: Promise<Settled>;
-  leaderRequestId: string | undefined;
-  leaderTraceparent: string | null;
+interface Leader {
+  requestId: string | undefined;
+  traceparent: string | null;
 }
 
 /** A copy of what a fetch threw, so that no two requests hold one error object. */
@@ -109,9 +109,22 @@ export interface InflightFetchesOptions {
  */
 export class InflightFetches {
   private readonly shareable = new AsyncLocalStorage<true>();
-  private readonly inFlight = new Map<string, InFlight>();
+  private readonly fetches: InflightJoin<Settled, Leader>;
+  private readonly joins: InflightJoin<unknown, unknown>[] = [];
 
-  constructor(private readonly options: InflightFetchesOptions) {}
+  constructor(private readonly options: InflightFetchesOptions) {
+    this.fetches = this.keyed<Settled, Leader>();
+  }
+
+  /**
+   * Another keyed join under the same rule, cleared with the fetches' on every announcement (the
+   * gateway's session look-ups, gateway/sessions.ts).
+   */
+  keyed<V, L = undefined>(): InflightJoin<V, L> {
+    const join = new InflightJoin<V, L>(() => this.options.hearsAccess());
+    this.joins.push(join);
+    return join;
+  }
 
   /** Runs `work` with its subgraph fetches allowed to join identical ones in flight. */
   sharing<T>(work: () => T): T {
@@ -120,60 +133,39 @@ export class InflightFetches {
 
   /** An access announcement arrived: later fetches are sent, not joined to those sent before. */
   accessChanged(): void {
-    this.inFlight.clear();
-  }
-
-  /** Whether joining may happen now: announcements reach this process and sharing is on. */
-  get mayJoin(): boolean {
-    return this.options.hearsAccess();
+    for (const join of this.joins) join.accessChanged();
   }
 
   /** Fetches in flight now, for tests. */
   get size(): number {
-    return this.inFlight.size;
+    return this.fetches.size;
   }
 
   /** `fetcher` for one subgraph, joining identical fetches made inside `sharing`. */
   fetcher(subgraph: string, fetcher: Fetcher): Fetcher {
     return async (url, init) => {
       if (this.shareable.getStore() !== true) return fetcher(url, init);
-      if (!this.options.hearsAccess()) {
-        // An announcement may be missed meanwhile: what is in flight may be from before it.
-        this.inFlight.clear();
-        return fetcher(url, init);
-      }
-      const key = fetchKey(url, init);
-      const running = this.inFlight.get(key);
-      if (running !== undefined) {
+      const { value, joined } = this.fetches.join(
+        fetchKey(url, init),
+        () =>
+          fetcher(url, init).then(
+            (response): Settled => ({ ok: true, response }),
+            (error: unknown): Settled => ({ ok: false, error }),
+          ),
+        () => ({ requestId: init?.headers?.[REQUEST_ID_HEADER], traceparent: currentTraceparent() }),
+      );
+      if (joined !== undefined) {
         this.options.joined(subgraph);
         this.options.logger.debug(
-          {
-            subgraph,
-            requestId: init?.headers?.[REQUEST_ID_HEADER],
-            leaderRequestId: running.leaderRequestId,
-          },
+          { subgraph, requestId: init?.headers?.[REQUEST_ID_HEADER], leaderRequestId: joined.requestId },
           'subgraph fetch joined an identical one in flight',
         );
-        linkActiveSpanTo(running.leaderTraceparent);
-        const settled = await running.settled;
+        linkActiveSpanTo(joined.traceparent);
+        const settled = await value;
         if (settled.ok) return settled.response.clone();
         throw copyOf(settled.error);
       }
-      const entry: InFlight = {
-        settled: fetcher(url, init).then(
-          (response): Settled => ({ ok: true, response }),
-          (error: unknown): Settled => ({ ok: false, error }),
-        ),
-        leaderRequestId: init?.headers?.[REQUEST_ID_HEADER],
-        leaderTraceparent: currentTraceparent(),
-      };
-      this.inFlight.set(key, entry);
-      const settled = entry.settled.then((outcome) => {
-        // An announcement may have put a newer fetch under the same key meanwhile.
-        if (this.inFlight.get(key) === entry) this.inFlight.delete(key);
-        return outcome;
-      });
-      const outcome = await settled;
+      const outcome = await value;
       if (!outcome.ok) throw outcome.error;
       // Joiners clone the same response, possibly after this one's body was read.
       return outcome.response.clone();

@@ -2,7 +2,8 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SESSION_ID_HEADER, SESSION_USER_HEADER } from '../contracts/identity/session';
 import { waitUntil } from '../test/support/wait';
-import { SessionResolver } from './sessions';
+import { InflightJoin } from './inflight-join';
+import { SessionResolver, type Principal } from './sessions';
 
 /** The identity subgraph's stand-in: holds each look-up until released, so joining is no race. */
 class HeldIdentity {
@@ -38,13 +39,13 @@ class HeldIdentity {
 
 describe('SessionResolver', () => {
   const identity = new HeldIdentity();
-  const resolver = (mayJoin: boolean) =>
+  const resolver = (hearsAccess: boolean, lookUps = new InflightJoin<Principal>(() => hearsAccess)) =>
     new SessionResolver(
       {
         subgraphUrls: { identity: identity.url, tickets: '', cv: '', billing: '' },
         internalSecret: 'internal-secret-for-the-test-0123456789',
       },
-      { mayJoin },
+      lookUps,
     );
   const token = `Bearer ses_${'a'.repeat(40)}`;
 
@@ -74,11 +75,12 @@ describe('SessionResolver', () => {
   });
 
   it('sends a look-up anew after an access announcement instead of joining one sent before it', async () => {
-    const sessions = resolver(true);
+    const lookUps = new InflightJoin<Principal>(() => true);
+    const sessions = resolver(true, lookUps);
     const before = identity.received;
     const first = sessions.headersFor(token);
     await waitUntil(() => identity.received - before >= 1, 5_000, 'the first look-up at identity');
-    sessions.accessChanged();
+    lookUps.accessChanged();
     const second = sessions.headersFor(token);
     await waitUntil(() => identity.received - before >= 2, 5_000, 'a second look-up at identity');
     identity.release('u1');

@@ -1,37 +1,32 @@
 import type { Config } from '../common/config';
 import { UnavailableError } from '../common/errors';
 import { SubgraphClient } from '../common/subgraph-call';
-import type { InflightFetches } from './inflight-fetches';
+import type { InflightJoin } from './inflight-join';
 import { SESSION_ID_HEADER, SESSION_USER_HEADER, sessionTokenOf } from '../contracts/identity/session';
 
 const SESSION_PRINCIPAL = `query SessionPrincipal($token: String!) {
   sessionPrincipal(token: $token) { userId sessionId }
 }`;
 
-type Principal = { userId: string; sessionId: string } | null;
+export type Principal = { userId: string; sessionId: string } | null;
 
 /**
  * Resolves a request's `Bearer ses_…` once, at the gateway, and tells the subgraphs who it is
  * (contracts/identity/session.ts). Not cached: signing out takes effect on the next request. A
  * look-up already under way for the same token is joined rather than repeated (a panel's page
  * sends several operations at once, each of which would otherwise ask identity the same thing),
- * under the rule subgraph fetches share by (gateway/inflight-fetches.ts): only while access
+ * under the rule subgraph fetches share by (gateway/inflight-join.ts): only while access
  * announcements are heard, and never a look-up sent before the last one.
  */
 export class SessionResolver {
   private readonly identity: SubgraphClient;
-  private readonly inFlight = new Map<string, Promise<Principal>>();
 
+  /** `lookUps`: where concurrent look-ups of one token join; without it each is sent. */
   constructor(
     config: Pick<Config, 'subgraphUrls' | 'internalSecret'>,
-    private readonly sharing?: Pick<InflightFetches, 'mayJoin'>,
+    private readonly lookUps?: InflightJoin<Principal>,
   ) {
     this.identity = SubgraphClient.of(config, 'identity');
-  }
-
-  /** An access announcement arrived (a session may have ended): later look-ups are sent anew. */
-  accessChanged(): void {
-    this.inFlight.clear();
   }
 
   /** The headers naming the session's user, or none for a request without a live session. */
@@ -44,20 +39,12 @@ export class SessionResolver {
   }
 
   private lookUp(token: string, requestId: string | undefined): Promise<Principal> {
-    if (this.sharing?.mayJoin !== true) {
-      this.inFlight.clear();
-      return this.principalOf(token, requestId);
-    }
-    const running = this.inFlight.get(token);
-    if (running !== undefined) return running;
-    const lookup = this.principalOf(token, requestId);
-    this.inFlight.set(token, lookup);
-    const forget = () => {
-      // An announcement may have put a newer look-up under the token meanwhile.
-      if (this.inFlight.get(token) === lookup) this.inFlight.delete(token);
-    };
-    lookup.then(forget, forget);
-    return lookup;
+    if (this.lookUps === undefined) return this.principalOf(token, requestId);
+    return this.lookUps.join(
+      token,
+      () => this.principalOf(token, requestId),
+      () => undefined,
+    ).value;
   }
 
   private async principalOf(token: string, requestId: string | undefined): Promise<Principal> {

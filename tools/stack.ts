@@ -1,25 +1,73 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { projectRoot } from '../common/paths';
 
+/**
+ * Listening ports are drawn from below the kernel's ephemeral range: a port the kernel hands out
+ * for `listen(0)` comes from the same range as every outgoing connection's local port, so between
+ * closing the probe and the process binding it, a busy neighbour's outgoing connection can take it.
+ */
+const LOWEST_PORT = 10_000;
+/** Each jest worker walks its own slice, so two workers of one run never pick the same port. */
+const SLICES = 16;
+
+function ephemeralRangeStart(): number {
+  try {
+    const first = Number(
+      readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0],
+    );
+    return Number.isInteger(first) && first > 0 ? first : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+let cursor: { start: number; size: number; next: number } | undefined;
+
+function portCursor(): { start: number; size: number; next: number } | undefined {
+  if (cursor) return cursor;
+  const size = Math.floor((ephemeralRangeStart() - LOWEST_PORT) / SLICES);
+  if (size < 64) return undefined;
+  const slice = Number(process.env.JEST_WORKER_ID ?? 0) % SLICES;
+  const start = LOWEST_PORT + slice * size;
+  // A random first port keeps two runs side by side (or a rerun straight after) apart too.
+  cursor = { start, size, next: Math.floor(Math.random() * size) };
+  return cursor;
+}
+
+function bindable(port: number): Promise<Server | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
 /** Ports nothing listens on right now, for processes that must be told theirs up front. */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<Server>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  return ports;
+  const slice = portCursor();
+  const held: Server[] = [];
+  try {
+    if (!slice) {
+      for (let i = 0; i < count; i++) held.push((await bindable(0)) as Server);
+    } else {
+      for (let tried = 0; held.length < count; tried++) {
+        if (tried >= slice.size)
+          throw new Error(
+            `freePorts: no ${count} free ports in ${slice.start}–${slice.start + slice.size - 1}`,
+          );
+        const port = slice.start + (slice.next++ % slice.size);
+        const server = await bindable(port);
+        if (server) held.push(server);
+      }
+    }
+    return held.map((s) => (s.address() as AddressInfo).port);
+  } finally {
+    await Promise.all(held.map((s) => new Promise((resolve) => s.close(resolve))));
+  }
 }
 
 export interface RunningStack {
