@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { basename, dirname, join } from 'node:path';
 
@@ -25,6 +25,7 @@ if (dir !== undefined && script !== undefined) {
     session.post('Profiler.stop', (error, result) => {
       if (error !== null) return;
       const name = `${basename(dirname(script))}-${basename(script, '.js')}.${process.pid}.cpuprofile`;
+      mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, name), JSON.stringify(result.profile));
     });
   });

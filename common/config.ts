@@ -139,6 +139,7 @@ const configSchema = z.object({
   READY_CHECK_TIMEOUT_MS: duration.default(2_000),
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
   GATEWAY_SHARE_FETCHES: flag.default(true),
+  GATEWAY_FRONT_DOOR: flag.default(true),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   SESSION_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
@@ -253,6 +254,11 @@ export interface Config {
    * (GATEWAY_SHARE_FETCHES): on unless a benchmark or an operator turns it off.
    */
   shareSubgraphFetches: boolean;
+  /**
+   * Whether the gateway answers plain `POST /graphql` requests ahead of express
+   * (GATEWAY_FRONT_DOOR, gateway/graphql-door.ts): on unless a test or an operator turns it off.
+   */
+  frontDoor: boolean;
   /** Requests a minute per ticket API key (the document says 120; benchmarks raise it). */
   ticketsRateLimit: number;
   /** cv-api.md: requests a minute per account over the CV API. */
@@ -460,6 +466,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readyCheckTimeoutMs: raw.READY_CHECK_TIMEOUT_MS,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     shareSubgraphFetches: raw.GATEWAY_SHARE_FETCHES,
+    frontDoor: raw.GATEWAY_FRONT_DOOR,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
     cvRateLimit: raw.CV_RATE_LIMIT,
     sessionRateLimit: raw.SESSION_RATE_LIMIT,

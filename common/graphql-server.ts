@@ -31,6 +31,8 @@ export function platformApolloOptions(logger: Logger, nodeEnv: Config['nodeEnv']
  * the cv subgraph take bodies up to this size; every other process keeps 1 MB.
  */
 export const PHOTO_BODY_LIMIT = '8mb';
+/** PHOTO_BODY_LIMIT in bytes, as body-parser reads it. */
+export const PHOTO_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** Serves a started Apollo server on `/graphql` of the process's HTTP frame. */
 export function mountGraphQL<TContext extends BaseContext>(

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { proxyTrust } from './client-address';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import express, { type Express } from 'express';
+import { clientAddressOf, proxyTrust, type ProxyTrust } from './client-address';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { captureRoute, metricsPortFor, routeTemplate, type PoolState, type ProcessMetrics } from './metrics';
@@ -75,6 +75,9 @@ export class HttpService {
   private server?: Server;
   private draining = false;
   private announced?: Promise<void>;
+  private readonly trust: ProxyTrust;
+  /** Answers the requests it admits before express sees them (the gateway's `POST /graphql`). */
+  private frontDoor?: (req: IncomingMessage, res: ServerResponse) => boolean;
 
   /** A process of the platform: ready while Postgres answers; degraded while Redis does not. */
   static forPlatform(
@@ -115,8 +118,12 @@ export class HttpService {
     this.app.disable('x-powered-by');
     // Answers are per request and never revalidated; hashing every body for an ETag was pure cost.
     this.app.disable('etag');
-    this.app.set('trust proxy', proxyTrust(options.trustedProxies ?? []));
-    this.app.use((req, res, next) => this.track(req, res, next));
+    this.trust = proxyTrust(options.trustedProxies ?? []);
+    this.app.set('trust proxy', this.trust);
+    this.app.use((req, res, next) => {
+      if (options.metrics !== undefined) captureRoute(req, res);
+      this.frame(req, res, () => routeTemplate(req, res), req.originalUrl.split('?')[0] ?? '/', next);
+    });
     this.app.get('/healthz', (_req, res) => {
       res.json({ status: 'ok', service: options.name, ...options.health?.() });
     });
@@ -146,10 +153,26 @@ export class HttpService {
     return this.server;
   }
 
+  /**
+   * Puts `handler` in front of express: it sees every request first and answers those it admits
+   * (returning true) itself, in the same frame express's requests get (`frame`); the rest go on to
+   * express untouched.
+   */
+  setFrontDoor(handler: (req: IncomingMessage, res: ServerResponse) => boolean): void {
+    this.frontDoor = handler;
+  }
+
+  /** The client's address, as express's `req.ip` gives it for a request that reached express. */
+  clientAddress(req: IncomingMessage): string | undefined {
+    return clientAddressOf(req, this.trust);
+  }
+
   async listen(port: number, host: string): Promise<number> {
     const server = createServer(
       this.options.maxHeaderBytes === undefined ? {} : { maxHeaderSize: this.options.maxHeaderBytes },
-      this.app,
+      (req, res) => {
+        if (this.frontDoor?.(req, res) !== true) this.app(req, res);
+      },
     ).listen(port, host);
     this.server = server;
     // Longer than typical load-balancer idle timeouts so the proxy closes first.
@@ -230,7 +253,18 @@ export class HttpService {
     this.server = undefined;
   }
 
-  private track(req: Request, res: Response, next: NextFunction): void {
+  /**
+   * The frame every request is served in: its request id (and, when traced, `traceresponse`) on
+   * the answer, `Connection: close` while draining, the request context `next` runs in, and at
+   * `finish` the duration observed under `route()` and the access log line for `path`.
+   */
+  frame(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: () => string,
+    path: string,
+    next: () => void,
+  ): void {
     const requestId = requestIdFrom(req.headers[REQUEST_ID_HEADER]);
     req.headers[REQUEST_ID_HEADER] = requestId;
     res.setHeader('X-Request-Id', requestId);
@@ -239,7 +273,6 @@ export class HttpService {
     if (traceresponse !== undefined) res.setHeader(TRACERESPONSE_HEADER, traceresponse);
     if (this.draining) res.setHeader('Connection', 'close');
     const started = process.hrtime.bigint();
-    if (this.options.metrics !== undefined) captureRoute(req, res);
     runWithRequestId(
       requestId,
       () => {
@@ -248,18 +281,18 @@ export class HttpService {
           this.options.metrics?.registry.httpDuration.observe(
             {
               http_request_method: req.method,
-              http_route: routeTemplate(req, res),
+              http_route: route(),
               http_response_status_code: res.statusCode,
             },
             seconds,
           );
           const entry = {
             method: req.method,
-            path: req.originalUrl.split('?')[0],
+            path,
             status: res.statusCode,
             durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
           };
-          if (HEALTH_PATHS.has(req.path)) this.options.logger.debug(entry, 'request');
+          if (HEALTH_PATHS.has(path)) this.options.logger.debug(entry, 'request');
           else this.options.logger.info(entry, 'request');
         });
         next();

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { languageOf } from './language';
+import { languageOf, type TextLanguage } from './language';
 import { text } from './messages';
 
 /**
@@ -12,8 +12,31 @@ export function bodyRefusalStatus(error: unknown): number | undefined {
 }
 
 /**
- * Answers a `/graphql` body that body-parser refused as GraphQL clients expect any refusal: JSON
- * with `errors` and BAD_REQUEST, in the caller's language, instead of Express's HTML page.
+ * The answer to a `/graphql` body refused with `status` (body-parser's `type` of error, such as
+ * `entity.parse.failed`): JSON with `errors` and BAD_REQUEST, in the caller's language.
+ */
+export function graphQLBodyRefusalAnswer(
+  status: number,
+  type: unknown,
+  language: TextLanguage,
+  bodyLimit: string,
+): { errors: [{ message: string; extensions: { code: 'BAD_REQUEST' } }] } {
+  const message =
+    type === 'entity.parse.failed'
+      ? text('request.invalid_json', language)
+      : type === 'entity.too.large'
+        ? text('request.too_large', language, {
+            size: bodyLimit.replace(/^(\d+)\s*([a-z]+)$/i, '$1 $2').toUpperCase(),
+          })
+        : status === 415
+          ? text('request.encoding', language)
+          : text('request.unreadable', language);
+  return { errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] };
+}
+
+/**
+ * Answers a `/graphql` body that body-parser refused as GraphQL clients expect any refusal
+ * (`graphQLBodyRefusalAnswer`), instead of Express's HTML page.
  */
 export function graphQLBodyRefusal(bodyLimit: string): ErrorRequestHandler {
   return (error, req, res, next) => {
@@ -22,18 +45,9 @@ export function graphQLBodyRefusal(bodyLimit: string): ErrorRequestHandler {
       next(error);
       return;
     }
-    const language = languageOf(req.get('accept-language'));
     const type = (error as { type?: unknown }).type;
-    const message =
-      type === 'entity.parse.failed'
-        ? text('request.invalid_json', language)
-        : type === 'entity.too.large'
-          ? text('request.too_large', language, {
-              size: bodyLimit.replace(/^(\d+)\s*([a-z]+)$/i, '$1 $2').toUpperCase(),
-            })
-          : status === 415
-            ? text('request.encoding', language)
-            : text('request.unreadable', language);
-    res.status(status).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST' } }] });
+    res
+      .status(status)
+      .json(graphQLBodyRefusalAnswer(status, type, languageOf(req.get('accept-language')), bodyLimit));
   };
 }

@@ -1,17 +1,22 @@
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { Config, SubgraphName } from '../common/config';
 import { createProbePool } from '../common/postgres';
-import { mountGraphQL, PHOTO_BODY_LIMIT, platformApolloOptions } from '../common/graphql-server';
+import {
+  mountGraphQL,
+  PHOTO_BODY_LIMIT,
+  PHOTO_BODY_LIMIT_BYTES,
+  platformApolloOptions,
+} from '../common/graphql-server';
 import { HttpService } from '../common/http-service';
 import { nameRoute, pgPoolState, ProcessMetrics } from '../common/metrics';
 import { createLogger, type Logger } from '../common/logger';
 import { SUPERGRAPH_FILE } from '../common/paths';
 import { stopOnce, type Running } from '../common/process';
 import { connectRedis, type Redis } from '../common/redis';
-import type { Request } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
 import { errorStatusPlugin } from './error-status.plugin';
@@ -29,6 +34,7 @@ import { CLIENT_ADDRESS_HEADER } from '../contracts/identity/session';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import { inputGuardPlugin } from './input-guard.plugin';
 import { GatewayMetrics } from './gateway-metrics';
+import { graphqlDoor } from './graphql-door';
 import { InflightFetches } from './inflight-fetches';
 import {
   FORWARDED_HEADERS,
@@ -43,7 +49,7 @@ export interface RunningGateway extends Running {
 }
 
 /** The headers of a client request that the subgraphs are given. */
-function forwardedHeaders(req: Request): GatewayContext['headers'] {
+function forwardedHeaders(req: IncomingMessage): GatewayContext['headers'] {
   const headers: GatewayContext['headers'] = {};
   for (const name of FORWARDED_HEADERS) {
     const value = req.headers[name];
@@ -156,17 +162,39 @@ function gatewayRunQuery(apollo: ApolloServer<GatewayContext>, sessions: Session
 }
 
 /** HTTP `/graphql`: counted as it arrives, then planned with the client's forwarded headers. */
-function mountGraph(service: HttpService, { apollo, limits, sessions }: Graph): void {
+function mountGraph(
+  service: HttpService,
+  { apollo, limits, sessions }: Graph,
+  config: Config,
+  logger: Logger,
+): void {
+  const context = async (
+    headers: GatewayContext['headers'],
+    address: string | undefined,
+    client: GatewayContext['client'],
+  ): Promise<GatewayContext> => {
+    Object.assign(headers, await sessions.headersFor(headers.authorization, headers[REQUEST_ID_HEADER]));
+    headers[CLIENT_ADDRESS_HEADER] = address;
+    return { headers, client };
+  };
+  if (config.frontDoor) {
+    service.setFrontDoor(
+      graphqlDoor({
+        service,
+        apollo,
+        limits,
+        logger,
+        forwardedHeaders,
+        context,
+        bodyLimit: { bytes: PHOTO_BODY_LIMIT_BYTES, named: PHOTO_BODY_LIMIT },
+      }),
+    );
+  }
   service.app.use('/graphql', nameRoute('/graphql'), limits.httpMiddleware(forwardedHeaders));
   mountGraphQL(
     service,
     apollo,
-    async ({ req, res }) => {
-      const headers = forwardedHeaders(req);
-      Object.assign(headers, await sessions.headersFor(headers.authorization, headers[REQUEST_ID_HEADER]));
-      headers[CLIENT_ADDRESS_HEADER] = req.ip;
-      return { headers, client: GatewayRateLimits.clientOf(req, res.locals) };
-    },
+    ({ req, res }) => context(forwardedHeaders(req), req.ip, GatewayRateLimits.clientOf(req, res.locals)),
     PHOTO_BODY_LIMIT,
   );
 }
@@ -213,7 +241,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     pool: () => pgPoolState(pool),
   });
   if (config.nodeEnv !== 'production') mountExplorer(service.app, await readExplorerBundle(), logger);
-  mountGraph(service, graph);
+  mountGraph(service, graph, config, logger);
   const port = await service.listen(config.ports.gateway, config.listenHost);
   live.server = await startLiveServer({
     server: service.httpServer,

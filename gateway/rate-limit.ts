@@ -186,12 +186,29 @@ export class GatewayRateLimits {
         next();
         return;
       }
-      res.locals[COUNTING] = this.take(headersOf(req), req.ip).catch((error: unknown) => {
-        this.options.logger.warn({ err: error }, 'could not count a request; letting it through');
-        return [];
-      });
+      res.locals[COUNTING] = this.counting(headersOf(req), req.ip);
       next();
     };
+  }
+
+  /**
+   * The client of a request the gateway's front door admitted (gateway/graphql-door.ts), its count
+   * started as `httpMiddleware` starts it; none for the platform's own.
+   */
+  arriving(
+    internalCredential: string | undefined,
+    headers: GatewayContext['headers'],
+    address: string | undefined,
+  ): GatewayContext['client'] {
+    if (this.isPlatform(internalCredential)) return undefined;
+    return { address, counting: this.counting(headers, address) };
+  }
+
+  private counting(headers: GatewayContext['headers'], address: string | undefined): Promise<RateDecision[]> {
+    return this.take(headers, address).catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, 'could not count a request; letting it through');
+      return [];
+    });
   }
 
   /** The client of an HTTP request, with its count under way; none for the platform's own. */

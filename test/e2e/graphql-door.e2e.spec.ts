@@ -1,0 +1,269 @@
+import { request as httpRequest } from 'node:http';
+import { createHash, randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { internalCredentialHeaders } from '../../common/internal-credential';
+import { startGateway, type RunningGateway } from '../../gateway/gateway';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { freePorts } from '../support/processes';
+import {
+  type CvAccount,
+  newCvAccount,
+  newTicketBranch,
+  type Platform,
+  startPlatform,
+  type TicketBranch,
+} from '../support/platform';
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One raw request, sent byte for byte, so both gateways see exactly the same thing. */
+function send(
+  url: string,
+  options: {
+    method?: string;
+    path?: string;
+    headers: Record<string, string | number>;
+    body?: Buffer | string;
+  },
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/graphql',
+        headers: options.headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString(),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** Headers whose values may differ between two answers to the same request. */
+const VARYING = new Set(['date', 'ratelimit', 'ratelimit-policy', 'keep-alive', 'connection']);
+/** Ids and tokens a mutation mints anew on each gateway. */
+const MINTED = /"(id|token|number|publicUrl|qrUrl)":("[^"]*"|\d+)/g;
+
+function comparable(answer: Answer): unknown {
+  const headers = Object.fromEntries(
+    Object.entries(answer.headers)
+      .filter(([name]) => !VARYING.has(name))
+      .map(([name, value]) => [name, name === 'content-length' ? 'n' : value]),
+  );
+  const named = Object.keys(answer.headers)
+    .filter((name) => name.startsWith('ratelimit'))
+    .sort();
+  return { status: answer.status, headers, named, body: answer.body.replace(MINTED, '"$1":"…"') };
+}
+
+describe('the gateway front door answers POST /graphql exactly as express does', () => {
+  let database: TestDatabase;
+  let platform: Platform;
+  let plain: RunningGateway;
+  let plainUrl: string;
+  let branch: TicketBranch;
+  let account: CvAccount;
+  let ticketId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    platform = await startPlatform(database);
+    const [port] = (await freePorts(1)) as [number];
+    plain = await startGateway({
+      ...platform.config,
+      frontDoor: false,
+      ports: { ...platform.config.ports, gateway: port },
+    });
+    plainUrl = `http://127.0.0.1:${port}/graphql`;
+    branch = await newTicketBranch(platform.config);
+    account = await newCvAccount(platform.config, { plan: 'pro' });
+    const created = await send(platform.gatewayUrl, {
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${branch.key}` },
+      body: JSON.stringify({
+        query: 'mutation ($input: CreateTicketInput!) { createTicket(input: $input) { ticket { id } } }',
+        variables: { input: { externalId: 'door-1' } },
+      }),
+    });
+    ticketId = (JSON.parse(created.body) as { data: { createTicket: { ticket: { id: string } } } }).data
+      .createTicket.ticket.id;
+  });
+
+  afterAll(async () => {
+    await plain?.stop();
+    await platform?.stop();
+    await database?.drop();
+  });
+
+  const PLANS = '{ plans { key name product monthlyPriceIqd } }';
+  const json = (body: unknown) => JSON.stringify(body);
+
+  /** name → the request; each is sent to both gateways with one request id. */
+  const corpus = (): Record<
+    string,
+    { method?: string; path?: string; headers?: Record<string, string>; body?: Buffer | string }
+  > => {
+    const tickets = { authorization: `Bearer ${branch.key}` };
+    const cv = { 'x-api-key': account.key };
+    const ticket = 'query ($id: ID!) { ticket(id: $id) { id status externalId } }';
+    return {
+      'the public plans': { body: json({ query: PLANS }) },
+      'a ticket by id with its key': {
+        headers: tickets,
+        body: json({ query: ticket, variables: { id: ticketId } }),
+      },
+      'me with a CV key': {
+        headers: cv,
+        body: json({ query: '{ me { id name email plan { key name } usage { cvs downloadsThisMonth } } }' }),
+      },
+      'a ticket create': {
+        headers: tickets,
+        body: json({
+          query:
+            'mutation ($input: CreateTicketInput!) { createTicket(input: $input) { ticket { id status } } }',
+          variables: { input: { customerName: 'Noor' } },
+        }),
+      },
+      'an anonymous mutation': {
+        body: json({ query: 'mutation { createTicket(input: {}) { ticket { id } } }' }),
+      },
+      'an unknown key': {
+        headers: { authorization: 'Bearer tk_live_unknown' },
+        body: json({ query: PLANS }),
+      },
+      'the platform credential': {
+        headers: internalCredentialHeaders(platform.config.internalSecret),
+        body: json({ query: PLANS }),
+      },
+      'variables of the wrong type': {
+        headers: tickets,
+        body: json({ query: ticket, variables: { id: [1] } }),
+      },
+      'a NUL in a variable': {
+        headers: tickets,
+        body: json({
+          query: 'mutation ($input: CreateTicketInput!) { createTicket(input: $input) { ticket { id } } }',
+          variables: { input: { customerName: 'a\u0000b' } },
+        }),
+      },
+      'a syntax error': { body: json({ query: '{ plans { key ' }) },
+      'an unknown field': { body: json({ query: '{ plans { nope } }' }) },
+      'no query': { body: json({ variables: {} }) },
+      'an unknown persisted query': {
+        body: json({
+          extensions: {
+            persistedQuery: {
+              version: 1,
+              sha256Hash: createHash('sha256').update('{ nothing }').digest('hex'),
+            },
+          },
+        }),
+      },
+      'a persisted query with its document': {
+        body: json({
+          query: PLANS,
+          extensions: {
+            persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(PLANS).digest('hex') },
+          },
+        }),
+      },
+      'a batch': { body: json([{ query: PLANS }, { query: PLANS }]) },
+      'an empty body': { body: '' },
+      'a scalar body': { body: '42' },
+      'a string body': { body: '"plans"' },
+      null: { body: 'null' },
+      'not JSON': { body: '{"query": ' },
+      'blanks then JSON': { body: ` \n\t${json({ query: PLANS })}` },
+      'a byte order mark then JSON': { body: `\ufeff${json({ query: PLANS })}` },
+      'bytes that are not UTF-8': { body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]) },
+      'an operation name the document lacks': { body: json({ query: PLANS, operationName: 'Other' }) },
+      'variables that are not an object': { body: json({ query: PLANS, variables: 'x' }) },
+      'accept graphql-response+json': {
+        headers: { accept: 'application/graphql-response+json' },
+        body: json({ query: '{ plans { nope } }' }),
+      },
+      'accept text/html only': { headers: { accept: 'text/html' }, body: json({ query: PLANS }) },
+      'a type in capitals': { headers: { 'content-type': 'Application/JSON' }, body: json({ query: PLANS }) },
+      'a utf-8 charset': {
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: json({ query: PLANS }),
+      },
+      // Not admitted by the door: both gateways answer these through express.
+      'a latin1 charset': {
+        headers: { 'content-type': 'application/json; charset=latin1' },
+        body: json({ query: PLANS }),
+      },
+      'text/plain': { headers: { 'content-type': 'text/plain' }, body: json({ query: PLANS }) },
+      'text/plain with the preflight header': {
+        headers: { 'content-type': 'text/plain', 'apollo-require-preflight': '1' },
+        body: json({ query: PLANS }),
+      },
+      'a gzipped body': { headers: { 'content-encoding': 'gzip' }, body: gzipSync(json({ query: PLANS })) },
+      'a query string': { path: '/graphql?x=1', body: json({ query: PLANS }) },
+      'a trailing slash': { path: '/graphql/', body: json({ query: PLANS }) },
+      'a body past the limit': { body: Buffer.alloc(8 * 1024 * 1024 + 1, 0x20) },
+      'GET with a query': {
+        method: 'GET',
+        path: `/graphql?query=${encodeURIComponent(PLANS)}`,
+        body: undefined,
+      },
+    };
+  };
+
+  it('gives every request of the corpus the same status, headers and body on both ways', async () => {
+    const differences: string[] = [];
+    for (const [name, request] of Object.entries(corpus())) {
+      const requestId = randomUUID();
+      const body = request.body;
+      const headers: Record<string, string | number> = {
+        'content-type': 'application/json',
+        'x-request-id': requestId,
+        ...request.headers,
+        ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }),
+      };
+      const options = { method: request.method, path: request.path, headers, body };
+      const [door, express] = [await send(platform.gatewayUrl, options), await send(plainUrl, options)];
+      const [a, b] = [comparable(door), comparable(express)];
+      try {
+        expect(a).toEqual(b);
+      } catch {
+        differences.push(`${name}:\n  door    ${JSON.stringify(a)}\n  express ${JSON.stringify(b)}`);
+      }
+    }
+    expect(differences).toEqual([]);
+  });
+
+  it('counts what it admits in the same metric series as express', async () => {
+    const metrics = async () =>
+      (await fetch(`http://127.0.0.1:${platform.ports.gateway.metricsPort}/metrics`)).text();
+    const count = (text: string) =>
+      Number(
+        /http_server_request_duration_seconds_count\{[^}]*http_route="\/graphql"[^}]*http_response_status_code="200"[^}]*\} (\d+)/.exec(
+          text,
+        )?.[1] ?? 0,
+      );
+    const before = count(await metrics());
+    await send(platform.gatewayUrl, {
+      headers: { 'content-type': 'application/json' },
+      body: json({ query: PLANS }),
+    });
+    expect(count(await metrics())).toBe(before + 1);
+  });
+});
