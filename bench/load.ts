@@ -99,6 +99,12 @@ export async function load(
   };
 }
 
+/** A flag's text (`--only create:REST`), or undefined when it is not given. */
+export function textFlag(name: string): string | undefined {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? undefined : process.argv[index + 1];
+}
+
 export function flag(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
   const value = index === -1 ? undefined : Number(process.argv[index + 1]);

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { startStack } from '../tools/stack';
 import { benchEnv, childRunning } from './bench-stack';
-import { flag, load, type LoadResult } from './load';
-import { measureFanOut, probeSubscription, type FanOutResult } from './peers/fan-out';
+import { flag, load, textFlag, type LoadResult } from './load';
+import { idleConnectionMemory, measureFanOut, probeSubscription, type FanOutResult } from './peers/fan-out';
 import {
   cpuSeconds,
   machineBusySeconds,
@@ -22,6 +22,10 @@ import { comparable, seed, workloads, type Workload } from './peers/workloads';
  * shared machine falls on all three alike; figures are medians over rounds.
  *
  *   npm run build && npm run bench:peers -- [--rounds 3] [--seconds 5] [--subscribers 1000]
+ *                                           [--workloads 'ticket by id,ticket create']
+ *
+ * `--workloads` runs only the workloads whose names hold one of the comma-separated texts, and
+ * then no subscription fan-out: a narrower run for comparing one change, not the issue's figures.
  *
  * Targets, on every workload: ours ≥ 1.5 × Apollo's req/s, ≤ 0.7 × Apollo's CPU per request,
  * ≥ 1.0 × Hive's req/s.
@@ -252,7 +256,10 @@ async function main(): Promise<void> {
 
     process.stderr.write('seeding\n');
     const seeded = await seed(stack, env);
-    const all = workloads(seeded);
+    const only = textFlag('workloads')?.split(',');
+    const all = workloads(seeded).filter(
+      (w) => only === undefined || only.some((text) => w.name.includes(text)),
+    );
     for (const workload of all) await verify(gateways, workload);
 
     // Warm-up, not counted: each gateway plans and caches each operation and its JIT settles.
@@ -276,48 +283,16 @@ async function main(): Promise<void> {
       }
     }
 
-    // Subscriptions: ours serves graphql-ws from its live hub; each peer is asked what it does.
-    const token = (
-      (await (
-        await fetch(`${stack.restUrl}/tickets`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${seeded.ticketKey}` },
-        })
-      ).json()) as { token: string }
-    ).token;
-    const fanOut = (gateway: Gateway) =>
-      measureFanOut({
-        wsUrl: gateway.url.replace(/^http/, 'ws'),
-        restUrl: stack.restUrl,
-        ticketKey: seeded.ticketKey,
-        databaseUrl: env.DATABASE_URL!,
-        gatewayPid: gateway.pid,
-        subscribers,
-        rounds: Math.max(rounds, 3),
-      });
-    const subscriptions: Record<GatewayName, SubscriptionOutcome> = {
-      ours: { supported: true, fanOut: await fanOut(ours) },
-      apollo: { supported: false, reason: '' },
-      hive: { supported: false, reason: '' },
-    };
-    for (const peer of gateways.filter((g) => g.name !== 'ours')) {
-      const probe = await probeSubscription(peer.url, token);
-      if (!probe.served) {
-        subscriptions[peer.name] = {
-          supported: false,
-          reason: `${WHY_NOT[peer.name]} (${probe.http}; graphql-ws: ${probe.ws})`,
-        };
-        continue;
-      }
-      try {
-        subscriptions[peer.name] = { supported: true, fanOut: await fanOut(peer) };
-      } catch (error) {
-        subscriptions[peer.name] = {
-          supported: false,
-          reason: `accepted the subscription but ${String(error)}`,
-        };
-      }
-    }
+    const subscriptions =
+      only === undefined
+        ? await measureSubscriptions(gateways, {
+            restUrl: stack.restUrl,
+            ticketKey: seeded.ticketKey,
+            databaseUrl: env.DATABASE_URL!,
+            subscribers,
+            rounds: Math.max(rounds, 3),
+          })
+        : undefined;
 
     const rows = summarise(slices);
     const ratios = compare(rows, slices);
@@ -330,7 +305,51 @@ async function main(): Promise<void> {
   }
 }
 
-type SubscriptionOutcome = { supported: true; fanOut: FanOutResult } | { supported: false; reason: string };
+/** Subscriptions: ours serves graphql-ws from its live hub; each peer is asked what it does. */
+async function measureSubscriptions(
+  gateways: Gateway[],
+  options: { restUrl: string; ticketKey: string; databaseUrl: string; subscribers: number; rounds: number },
+): Promise<Record<GatewayName, SubscriptionOutcome>> {
+  const token = (
+    (await (
+      await fetch(`${options.restUrl}/tickets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${options.ticketKey}` },
+      })
+    ).json()) as { token: string }
+  ).token;
+  const fanOut = (gateway: Gateway) =>
+    measureFanOut({ ...options, wsUrl: gateway.url.replace(/^http/, 'ws'), gatewayPid: gateway.pid });
+  const subscriptions: Record<GatewayName, SubscriptionOutcome> = {
+    ours: { supported: true, fanOut: await fanOut(gateways.find((g) => g.name === 'ours')!) },
+    apollo: { supported: false, reason: '' },
+    hive: { supported: false, reason: '' },
+  };
+  for (const peer of gateways.filter((g) => g.name !== 'ours')) {
+    const probe = await probeSubscription(peer.url, token);
+    if (!probe.served) {
+      subscriptions[peer.name] = {
+        supported: false,
+        reason: `${WHY_NOT[peer.name]} (${probe.http}; graphql-ws: ${probe.ws})`,
+        kibPerIdleConnection: await idleConnectionMemory(peer.url, peer.pid, options.subscribers),
+      };
+      continue;
+    }
+    try {
+      subscriptions[peer.name] = { supported: true, fanOut: await fanOut(peer) };
+    } catch (error) {
+      subscriptions[peer.name] = {
+        supported: false,
+        reason: `accepted the subscription but ${String(error)}`,
+      };
+    }
+  }
+  return subscriptions;
+}
+
+type SubscriptionOutcome =
+  | { supported: true; fanOut: FanOutResult }
+  | { supported: false; reason: string; kibPerIdleConnection?: number };
 
 /** Why a peer refuses `ticketUpdated`, beside its own answers. */
 const WHY_NOT: Record<GatewayName, string> = {
@@ -345,7 +364,7 @@ const WHY_NOT: Record<GatewayName, string> = {
 function report(
   rows: Row[],
   ratios: ReturnType<typeof compare>,
-  subscriptions: Record<GatewayName, SubscriptionOutcome>,
+  subscriptions: Record<GatewayName, SubscriptionOutcome> | undefined,
 ): string {
   const order: GatewayName[] = ['ours', 'apollo', 'hive'];
   const sorted = [...rows].sort(
@@ -377,10 +396,14 @@ function report(
     '',
     'subscriptions, ticketUpdated fan-out (POST ready or ring → the message at every subscriber):',
     ...order.map((name) => {
-      const outcome = subscriptions[name];
+      const outcome = subscriptions?.[name];
+      if (outcome === undefined) return `  ${name}: not measured in a run narrowed by --workloads`;
       return outcome.supported
-        ? `  ${name}: ${outcome.fanOut.subscribers} subscribers, p50 ${outcome.fanOut.p50Ms} ms, p99 ${outcome.fanOut.p99Ms} ms, max ${outcome.fanOut.maxMs} ms, ${outcome.fanOut.cpuSecondsPerEvent} CPU s per event`
-        : `  ${name}: not supported: ${outcome.reason}`;
+        ? `  ${name}: ${outcome.fanOut.subscribers} subscribers, p50 ${outcome.fanOut.p50Ms} ms, p99 ${outcome.fanOut.p99Ms} ms, max ${outcome.fanOut.maxMs} ms, ${outcome.fanOut.cpuSecondsPerEvent} CPU s per event, ${outcome.fanOut.kibPerIdleSubscriber} KiB per idle subscriber`
+        : `  ${name}: not supported: ${outcome.reason}` +
+            (outcome.kibPerIdleConnection === undefined
+              ? '; acknowledges no graphql-ws connection'
+              : `; ${outcome.kibPerIdleConnection} KiB per idle graphql-ws connection (acknowledged, nothing subscribed: the least a subscriber would cost there)`);
     }),
     '',
     ...(['reqPerSecVsApollo', 'cpuPerRequestVsApollo', 'reqPerSecVsHive'] as const).map((target) => {

@@ -7,7 +7,7 @@ import { projectRoot } from '../common/paths';
 import { CREATE_TICKET, TICKET_BY_ID } from '../rest-adapter/tickets/tickets.operations';
 import { startStack } from '../tools/stack';
 import { admin, benchEnv, childRunning } from './bench-stack';
-import { flag, load, type HttpCall, type LoadResult } from './load';
+import { flag, load, textFlag, type HttpCall, type LoadResult } from './load';
 
 /**
  * Ticket creation and get-by-id through the three doors: the REST adapter, the gateway, and the
@@ -104,11 +104,6 @@ function cpuMs(hops: ChildProcess[]): number {
 const PROFILED = ['rest-adapter/main.js', 'gateway/main.js', 'subgraphs/tickets/main.js'];
 
 /** A string flag's value (`--only get:REST`), or undefined when not given. */
-function textFlag(name: string): string | undefined {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? undefined : process.argv[index + 1];
-}
-
 /**
  * The targets at 50 connections: REST/gateway throughput ≥ 90%, or ≥ 95% of the floor's own
  * ratio (three hops ÷ two), which is what a third process costs here before any work of its own;

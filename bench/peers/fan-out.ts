@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import WebSocket from 'ws';
+import { residentBytes } from '../bench-stack';
 import { percentile } from '../load';
 import { cpuSeconds } from './process-stats';
 import { subscribeToTicket } from '../ticket-subscriber';
@@ -21,6 +22,63 @@ export interface FanOutResult {
   maxMs: number;
   /** The gateway process's CPU seconds per round (one event to every subscriber). */
   cpuSecondsPerEvent: number;
+  /** The gateway's resident memory grown per subscriber, once all are subscribed and idle. */
+  kibPerIdleSubscriber: number;
+}
+
+/** Resident memory a gateway grows by per idle socket, from before the sockets to after them. */
+function kibPer(before: number, pid: number, count: number): number {
+  return Math.round(((residentBytes(pid) - before) / count / 1024) * 10) / 10;
+}
+
+/** The graphql-ws sockets' settle time: the last frames are in and the gateway's state is built. */
+const SETTLE_MS = 1_000;
+
+/**
+ * Memory per idle graphql-ws connection (acknowledged, nothing subscribed), for a gateway that
+ * cannot hold the subscription itself: what each of its subscribers would cost at the least.
+ * Undefined when the gateway does not acknowledge a graphql-ws connection.
+ */
+export async function idleConnectionMemory(
+  url: string,
+  pid: number,
+  count: number,
+): Promise<number | undefined> {
+  const open = () =>
+    new Promise<WebSocket | undefined>((resolve) => {
+      const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+      const timer = setTimeout(() => {
+        socket.terminate();
+        resolve(undefined);
+      }, 5_000);
+      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+      socket.on('message', (data: Buffer) => {
+        clearTimeout(timer);
+        resolve(
+          (JSON.parse(data.toString()) as { type: string }).type === 'connection_ack' ? socket : undefined,
+        );
+      });
+      socket.on('error', () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      });
+    });
+  const before = residentBytes(pid);
+  const sockets: WebSocket[] = [];
+  try {
+    for (let first = 0; first < count; first += CONNECT_BATCH) {
+      const batch = await Promise.all(Array.from({ length: Math.min(CONNECT_BATCH, count - first) }, open));
+      if (batch.some((socket) => socket === undefined)) {
+        for (const socket of batch) socket?.terminate();
+        return undefined;
+      }
+      sockets.push(...(batch as WebSocket[]));
+    }
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    return kibPer(before, pid, count);
+  } finally {
+    for (const socket of sockets) socket.terminate();
+  }
 }
 
 /** Opens one graphql-ws subscriber; `arrived` is called at its first `next` of each round. */
@@ -59,6 +117,7 @@ export async function measureFanOut(options: {
   const db = new Client({ connectionString: options.databaseUrl });
   await db.connect();
   const sockets: WebSocket[] = [];
+  const rssBefore = residentBytes(options.gatewayPid);
   try {
     let roundStart = 0;
     let received = 0;
@@ -76,7 +135,8 @@ export async function measureFanOut(options: {
       sockets.push(...(await Promise.all(batch)));
     }
     // The subscribe frames are sent; give the gateway a moment to register the last ones.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    const kibPerIdleSubscriber = kibPer(rssBefore, options.gatewayPid, options.subscribers);
     let cpu = 0;
     for (let r = 0; r <= options.rounds; r++) {
       if (r > 0) {
@@ -105,6 +165,7 @@ export async function measureFanOut(options: {
       p99Ms: percentile(latencies, 99),
       maxMs: Math.round((latencies.at(-1) ?? 0) * 100) / 100,
       cpuSecondsPerEvent: Math.round((cpu / options.rounds) * 1000) / 1000,
+      kibPerIdleSubscriber,
     };
   } finally {
     for (const socket of sockets) socket.terminate();
