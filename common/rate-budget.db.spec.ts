@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import pino from 'pino';
@@ -143,5 +144,47 @@ describe('RateBudgets without Redis', () => {
     const known = new KnownCredentials(away, 'test:');
     expect(await known.of('cv', 'cv_key', () => Promise.resolve('account:1'))).toBe('account:1');
     away.disconnect();
+  });
+
+  it("lets a turn's requests through together once a Redis that holds the line has not answered in time", async () => {
+    // Accepts the connection and every command, and answers none.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => {
+      held.push(socket);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address() as { port: number };
+    const mute = new Redis(`redis://127.0.0.1:${address.port}`, {
+      enableReadyCheck: false,
+      maxRetriesPerRequest: 0,
+    });
+    mute.on('error', () => undefined);
+    try {
+      let failedOpen = 0;
+      const budgets = new RateBudgets(mute, 'test:', recordingLogger().logger, {
+        failedOpen: () => (failedOpen += 1),
+      });
+      const started = Date.now();
+      const decisions = await Promise.all([
+        budgets.take(POLICY, 'key:a'),
+        budgets.take(POLICY, 'key:b'),
+        budgets.takeAll([{ policy: POLICY, who: 'key:c' }]),
+      ]);
+      const waited = Date.now() - started;
+      expect(decisions.flat()).toEqual([
+        { policy: POLICY, allowed: true },
+        { policy: POLICY, allowed: true },
+        { policy: POLICY, allowed: true },
+      ]);
+      expect(failedOpen).toBe(3);
+      // The 250 ms allowance, once for the batch, not once after another.
+      expect(waited).toBeGreaterThanOrEqual(240);
+      expect(waited).toBeLessThan(1_500);
+    } finally {
+      mute.disconnect();
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

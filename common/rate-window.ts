@@ -3,6 +3,7 @@ import type { Redis } from './redis';
 interface PendingCount {
   key: string;
   windowSeconds: number;
+  timeoutMs: number;
   resolve: (count: number) => void;
   reject: (error: unknown) => void;
 }
@@ -18,10 +19,10 @@ class WindowCounts {
 
   constructor(private readonly redis: Redis) {}
 
-  count(key: string, windowSeconds: number): Promise<number> {
+  count(key: string, windowSeconds: number, timeoutMs: number): Promise<number> {
     return new Promise((resolve, reject) => {
       if (this.pending.length === 0) setImmediate(() => this.flush());
-      this.pending.push({ key, windowSeconds, resolve, reject });
+      this.pending.push({ key, windowSeconds, timeoutMs, resolve, reject });
     });
   }
 
@@ -42,24 +43,35 @@ class WindowCounts {
       if (same.length === 1) pipeline.incr(key);
       else pipeline.incrby(key, same.length);
     }
-    pipeline.exec().then(
-      (results) => {
-        let index = 0;
-        for (const [key, same] of byKey) {
-          const [error, total] = results?.[index++] ?? [new Error('Redis answered no count'), null];
-          if (error !== null) {
-            for (const { reject } of same) reject(error);
-            continue;
-          }
-          const first = (total as number) - same.length + 1;
-          // Whoever opens a window lets Redis forget it once it is over. Were this lost (Redis
-          // gone between the two), the window's key would stay as a few bytes nothing counts in.
-          if (first === 1) this.redis.expire(key, same[0]!.windowSeconds).catch(() => undefined);
-          same.forEach(({ resolve }, place) => resolve(first + place));
+    // One timer for the whole batch, not one per request: its counts fail together when Redis
+    // has not answered in time, as each would alone.
+    let settled = false;
+    const timeoutMs = Math.min(...batch.map((pending) => pending.timeoutMs));
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      for (const { reject } of batch) reject(error);
+    };
+    const timer = setTimeout(() => fail(new Error(`no count within ${timeoutMs} ms`)), timeoutMs);
+    pipeline.exec().then((results) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      let index = 0;
+      for (const [key, same] of byKey) {
+        const [error, total] = results?.[index++] ?? [new Error('Redis answered no count'), null];
+        if (error !== null) {
+          for (const { reject } of same) reject(error);
+          continue;
         }
-      },
-      (error: unknown) => batch.forEach(({ reject }) => reject(error)),
-    );
+        const first = (total as number) - same.length + 1;
+        // Whoever opens a window lets Redis forget it once it is over. Were this lost (Redis
+        // gone between the two), the window's key would stay as a few bytes nothing counts in.
+        if (first === 1) this.redis.expire(key, same[0]!.windowSeconds).catch(() => undefined);
+        same.forEach(({ resolve }, place) => resolve(first + place));
+      }
+    }, fail);
   }
 }
 
@@ -74,6 +86,7 @@ export async function countInWindow(
   redis: Redis,
   name: string,
   windowSeconds: number,
+  timeoutMs: number,
 ): Promise<{ count: number; ttl: number }> {
   let counts = countsOf.get(redis);
   if (counts === undefined) {
@@ -82,6 +95,6 @@ export async function countInWindow(
   }
   const nowSeconds = Date.now() / 1000;
   const window = Math.floor(nowSeconds / windowSeconds);
-  const count = await counts.count(`${name}:${window}`, windowSeconds);
+  const count = await counts.count(`${name}:${window}`, windowSeconds, timeoutMs);
   return { count, ttl: Math.max(1, Math.ceil((window + 1) * windowSeconds - nowSeconds)) };
 }
