@@ -2,7 +2,13 @@ import 'reflect-metadata';
 import { startStack } from '../tools/stack';
 import { benchEnv, childRunning } from './bench-stack';
 import { flag, load, textFlag, type LoadResult } from './load';
-import { idleConnectionMemory, measureFanOut, probeSubscription, type FanOutResult } from './peers/fan-out';
+import {
+  idleConnectionMemory,
+  idleSubscriberMemory,
+  measureFanOut,
+  probeSubscription,
+  type FanOutResult,
+} from './peers/fan-out';
 import {
   cpuSeconds,
   machineBusySeconds,
@@ -21,11 +27,12 @@ import { comparable, seed, workloads, type Workload } from './peers/workloads';
  * client request cost. Rounds interleave the gateways (the order rotates each round) so drift of the
  * shared machine falls on all three alike; figures are medians over rounds.
  *
- *   npm run build && npm run bench:peers -- [--rounds 3] [--seconds 5] [--subscribers 1000]
+ *   npm run build && npm run bench:peers -- [--rounds 3] [--seconds 5] [--subscribers 1000] [--idle 10000]
  *                                           [--workloads 'ticket by id,ticket create']
  *
  * `--workloads` runs only the workloads whose names hold one of the comma-separated texts, and
- * then no subscription fan-out: a narrower run for comparing one change, not the issue's figures.
+ * the subscription fan-out only when one of them is `subscriptions`: a narrower run for comparing
+ * one change, not the issue's figures.
  *
  * Targets, on every workload: ours ≥ 1.5 × Apollo's req/s, ≤ 0.7 × Apollo's CPU per request,
  * ≥ 1.0 × Hive's req/s.
@@ -209,6 +216,7 @@ async function main(): Promise<void> {
   const rounds = flag('rounds', 3);
   const seconds = flag('seconds', 5);
   const subscribers = flag('subscribers', 1000);
+  const idle = flag('idle', 10_000);
   // Every per-credential budget raised so load is not turned into 429s; the gateway still counts.
   const unlimited = '100000000';
   const env = benchEnv({
@@ -284,20 +292,21 @@ async function main(): Promise<void> {
     }
 
     const subscriptions =
-      only === undefined
+      only === undefined || only.includes('subscriptions')
         ? await measureSubscriptions(gateways, {
             restUrl: stack.restUrl,
             ticketKey: seeded.ticketKey,
             databaseUrl: env.DATABASE_URL!,
             subscribers,
             rounds: Math.max(rounds, 3),
+            idle,
           })
         : undefined;
 
     const rows = summarise(slices);
     const ratios = compare(rows, slices);
     process.stdout.write(
-      `${JSON.stringify({ rounds, seconds, rows, ratios, subscriptions, slices }, null, 2)}\n\n${report(rows, ratios, subscriptions)}\n`,
+      `${JSON.stringify({ rounds, seconds, rows, ratios, subscriptions, slices }, null, 2)}\n\n${report(rows, ratios, subscriptions, idle)}\n`,
     );
   } finally {
     for (const peer of peers) await peer.stop();
@@ -308,7 +317,15 @@ async function main(): Promise<void> {
 /** Subscriptions: ours serves graphql-ws from its live hub; each peer is asked what it does. */
 async function measureSubscriptions(
   gateways: Gateway[],
-  options: { restUrl: string; ticketKey: string; databaseUrl: string; subscribers: number; rounds: number },
+  options: {
+    restUrl: string;
+    ticketKey: string;
+    databaseUrl: string;
+    subscribers: number;
+    rounds: number;
+    /** How many idle sockets memory per idle subscriber is measured over. */
+    idle: number;
+  },
 ): Promise<Record<GatewayName, SubscriptionOutcome>> {
   const token = (
     (await (
@@ -320,8 +337,13 @@ async function measureSubscriptions(
   ).token;
   const fanOut = (gateway: Gateway) =>
     measureFanOut({ ...options, wsUrl: gateway.url.replace(/^http/, 'ws'), gatewayPid: gateway.pid });
+  const ours = gateways.find((g) => g.name === 'ours')!;
   const subscriptions: Record<GatewayName, SubscriptionOutcome> = {
-    ours: { supported: true, fanOut: await fanOut(gateways.find((g) => g.name === 'ours')!) },
+    ours: {
+      supported: true,
+      fanOut: await fanOut(ours),
+      kibPerIdleSubscriber: await idleSubscriberMemory(ours.url, ours.pid, options.idle, token),
+    },
     apollo: { supported: false, reason: '' },
     hive: { supported: false, reason: '' },
   };
@@ -331,7 +353,7 @@ async function measureSubscriptions(
       subscriptions[peer.name] = {
         supported: false,
         reason: `${WHY_NOT[peer.name]} (${probe.http}; graphql-ws: ${probe.ws})`,
-        kibPerIdleConnection: await idleConnectionMemory(peer.url, peer.pid, options.subscribers),
+        kibPerIdleConnection: await idleConnectionMemory(peer.url, peer.pid, options.idle),
       };
       continue;
     }
@@ -348,7 +370,7 @@ async function measureSubscriptions(
 }
 
 type SubscriptionOutcome =
-  | { supported: true; fanOut: FanOutResult }
+  | { supported: true; fanOut: FanOutResult; kibPerIdleSubscriber?: number }
   | { supported: false; reason: string; kibPerIdleConnection?: number };
 
 /** Why a peer refuses `ticketUpdated`, beside its own answers. */
@@ -365,6 +387,7 @@ function report(
   rows: Row[],
   ratios: ReturnType<typeof compare>,
   subscriptions: Record<GatewayName, SubscriptionOutcome> | undefined,
+  idle: number,
 ): string {
   const order: GatewayName[] = ['ours', 'apollo', 'hive'];
   const sorted = [...rows].sort(
@@ -399,11 +422,11 @@ function report(
       const outcome = subscriptions?.[name];
       if (outcome === undefined) return `  ${name}: not measured in a run narrowed by --workloads`;
       return outcome.supported
-        ? `  ${name}: ${outcome.fanOut.subscribers} subscribers, p50 ${outcome.fanOut.p50Ms} ms, p99 ${outcome.fanOut.p99Ms} ms, max ${outcome.fanOut.maxMs} ms, ${outcome.fanOut.cpuSecondsPerEvent} CPU s per event, ${outcome.fanOut.kibPerIdleSubscriber} KiB per idle subscriber`
+        ? `  ${name}: ${outcome.fanOut.subscribers} subscribers, p50 ${outcome.fanOut.p50Ms} ms, p99 ${outcome.fanOut.p99Ms} ms, max ${outcome.fanOut.maxMs} ms, ${outcome.fanOut.cpuSecondsPerEvent} CPU s per event; memory per idle subscriber ${outcome.kibPerIdleSubscriber ?? '(refused)'} KiB at ${idle}`
         : `  ${name}: not supported: ${outcome.reason}` +
             (outcome.kibPerIdleConnection === undefined
               ? '; acknowledges no graphql-ws connection'
-              : `; ${outcome.kibPerIdleConnection} KiB per idle graphql-ws connection (acknowledged, nothing subscribed: the least a subscriber would cost there)`);
+              : `; memory per idle graphql-ws connection ${outcome.kibPerIdleConnection} KiB at ${idle} (acknowledged, nothing subscribed: the least a subscriber would cost there)`);
     }),
     '',
     ...(['reqPerSecVsApollo', 'cpuPerRequestVsApollo', 'reqPerSecVsHive'] as const).map((target) => {

@@ -35,50 +35,71 @@ function kibPer(before: number, pid: number, count: number): number {
 const SETTLE_MS = 1_000;
 
 /**
- * Memory per idle graphql-ws connection (acknowledged, nothing subscribed), for a gateway that
- * cannot hold the subscription itself: what each of its subscribers would cost at the least.
- * Undefined when the gateway does not acknowledge a graphql-ws connection.
+ * Memory per idle socket: `count` opened with `open` (undefined when the gateway refused one),
+ * given a moment to settle, then the gateway's resident growth per socket. Undefined when any was
+ * refused.
  */
-export async function idleConnectionMemory(
-  url: string,
+async function idleMemory(
   pid: number,
   count: number,
+  open: () => Promise<WebSocket | undefined>,
 ): Promise<number | undefined> {
-  const open = () =>
-    new Promise<WebSocket | undefined>((resolve) => {
-      const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
-      const timer = setTimeout(() => {
-        socket.terminate();
-        resolve(undefined);
-      }, 5_000);
-      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
-      socket.on('message', (data: Buffer) => {
-        clearTimeout(timer);
-        resolve(
-          (JSON.parse(data.toString()) as { type: string }).type === 'connection_ack' ? socket : undefined,
-        );
-      });
-      socket.on('error', () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      });
-    });
   const before = residentBytes(pid);
   const sockets: WebSocket[] = [];
   try {
     for (let first = 0; first < count; first += CONNECT_BATCH) {
       const batch = await Promise.all(Array.from({ length: Math.min(CONNECT_BATCH, count - first) }, open));
-      if (batch.some((socket) => socket === undefined)) {
-        for (const socket of batch) socket?.terminate();
-        return undefined;
-      }
-      sockets.push(...(batch as WebSocket[]));
+      sockets.push(...batch.filter((socket): socket is WebSocket => socket !== undefined));
+      if (sockets.length < first + batch.length) return undefined;
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     return kibPer(before, pid, count);
   } finally {
     for (const socket of sockets) socket.terminate();
   }
+}
+
+/** Memory per idle `ticketUpdated` subscriber of one ticket, for a gateway that serves it. */
+export function idleSubscriberMemory(
+  url: string,
+  pid: number,
+  count: number,
+  token: string,
+): Promise<number | undefined> {
+  return idleMemory(pid, count, () =>
+    subscribe(url.replace(/^http/, 'ws'), token, () => undefined).catch(() => undefined),
+  );
+}
+
+/**
+ * Memory per idle graphql-ws connection (acknowledged, nothing subscribed), for a gateway that
+ * cannot hold the subscription itself: what each of its subscribers would cost at the least.
+ * Undefined when the gateway does not acknowledge a graphql-ws connection.
+ */
+export function idleConnectionMemory(url: string, pid: number, count: number): Promise<number | undefined> {
+  return idleMemory(
+    pid,
+    count,
+    () =>
+      new Promise<WebSocket | undefined>((resolve) => {
+        const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws');
+        const timer = setTimeout(() => {
+          socket.terminate();
+          resolve(undefined);
+        }, 5_000);
+        socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+        socket.on('message', (data: Buffer) => {
+          clearTimeout(timer);
+          resolve(
+            (JSON.parse(data.toString()) as { type: string }).type === 'connection_ack' ? socket : undefined,
+          );
+        });
+        socket.on('error', () => {
+          clearTimeout(timer);
+          resolve(undefined);
+        });
+      }),
+  );
 }
 
 /** Opens one graphql-ws subscriber; `arrived` is called at its first `next` of each round. */
