@@ -140,6 +140,7 @@ const configSchema = z.object({
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
   GATEWAY_SHARE_FETCHES: flag.default(true),
   GATEWAY_FRONT_DOOR: flag.default(true),
+  REST_SHARE_READS: flag.default(true),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   SESSION_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
@@ -259,6 +260,11 @@ export interface Config {
    * (GATEWAY_FRONT_DOOR, gateway/graphql-door.ts): on unless a test or an operator turns it off.
    */
   frontDoor: boolean;
+  /**
+   * Whether the REST adapter lets a read join an identical call to the gateway in flight
+   * (REST_SHARE_READS): on unless a benchmark or an operator turns it off.
+   */
+  shareRestReads: boolean;
   /** Requests a minute per ticket API key (the document says 120; benchmarks raise it). */
   ticketsRateLimit: number;
   /** cv-api.md: requests a minute per account over the CV API. */
@@ -467,6 +473,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     shareSubgraphFetches: raw.GATEWAY_SHARE_FETCHES,
     frontDoor: raw.GATEWAY_FRONT_DOOR,
+    shareRestReads: raw.REST_SHARE_READS,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
     cvRateLimit: raw.CV_RATE_LIMIT,
     sessionRateLimit: raw.SESSION_RATE_LIMIT,

@@ -7,7 +7,7 @@ import { REQUEST_ID_HEADER } from '../common/request-context';
 import { currentTraceparent, linkActiveSpanTo, TRACEPARENT_HEADER } from '../common/trace-context';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import type { GatewayContext } from './header-forwarding.data-source';
-import { InflightJoin } from './inflight-join';
+import { InflightJoin } from '../common/inflight-join';
 
 /**
  * Headers that only say which client request a fetch belongs to. They are left out of the key, or

@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SESSION_ID_HEADER, SESSION_USER_HEADER } from '../contracts/identity/session';
 import { waitUntil } from '../test/support/wait';
-import { InflightJoin } from './inflight-join';
+import { InflightJoin } from '../common/inflight-join';
 import { SessionResolver, type Principal } from './sessions';
 
 /** The identity subgraph's stand-in: holds each look-up until released, so joining is no race. */

@@ -1,7 +1,7 @@
 import type { Config } from '../common/config';
 import { UnavailableError } from '../common/errors';
 import { SubgraphClient } from '../common/subgraph-call';
-import type { InflightJoin } from './inflight-join';
+import type { InflightJoin } from '../common/inflight-join';
 import { SESSION_ID_HEADER, SESSION_USER_HEADER, sessionTokenOf } from '../contracts/identity/session';
 
 const SESSION_PRINCIPAL = `query SessionPrincipal($token: String!) {
@@ -15,7 +15,7 @@ export type Principal = { userId: string; sessionId: string } | null;
  * (contracts/identity/session.ts). Not cached: signing out takes effect on the next request. A
  * look-up already under way for the same token is joined rather than repeated (a panel's page
  * sends several operations at once, each of which would otherwise ask identity the same thing),
- * under the rule subgraph fetches share by (gateway/inflight-join.ts): only while access
+ * under the rule subgraph fetches share by (common/inflight-join.ts): only while access
  * announcements are heard, and never a look-up sent before the last one.
  */
 export class SessionResolver {

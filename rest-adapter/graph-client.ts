@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import type { GraphQLFormattedError } from 'graphql';
+import { Kind, OperationTypeNode, parse, type GraphQLFormattedError } from 'graphql';
+import type { InflightJoin } from '../common/inflight-join';
 import { internalCredentialHeaders } from '../common/internal-credential';
 import { JsonHttpClient, type JsonHttpAnswer } from '../common/json-http';
 import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../common/request-context';
@@ -56,6 +57,8 @@ export function operation<TData, TVariables extends Record<string, unknown> = Re
 interface PreparedBodies {
   byHash: string;
   withDocument: string;
+  /** Whether the document holds only queries: only those may join an identical one in flight. */
+  read: boolean;
 }
 
 function prepare(op: { name: string; document: string }): PreparedBodies {
@@ -63,7 +66,22 @@ function prepare(op: { name: string; document: string }): PreparedBodies {
     persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(op.document).digest('hex') },
   });
   const head = `"operationName":${JSON.stringify(op.name)},"extensions":${extensions},"variables":`;
-  return { byHash: `{${head}`, withDocument: `{"query":${JSON.stringify(op.document)},${head}` };
+  const read = parse(op.document, { noLocation: true }).definitions.every(
+    (definition) =>
+      definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === OperationTypeNode.QUERY,
+  );
+  return { byHash: `{${head}`, withDocument: `{"query":${JSON.stringify(op.document)},${head}`, read };
+}
+
+/**
+ * What the gateway sees of a call, but for the request id: its body and every other header. Two
+ * calls with one key ask the gateway the same thing with the same credentials.
+ */
+function callKey(payload: string, headers: Record<string, string>): string {
+  const sent = Object.entries(headers)
+    .filter(([name]) => name !== REQUEST_ID_HEADER)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([payload, sent]);
 }
 
 /** What the gateway answers when it does not hold a hash's document (yet, or any more). */
@@ -79,8 +97,15 @@ export class GraphClient {
   /**
    * Every route counts its request against the caller's budget before it runs, so each operation
    * it sends carries the platform's credential: the gateway does not count it a second time.
+   * Given `reads`, a query joins an identical call to the gateway in flight instead of being sent
+   * (the gateway's rule for its own subgraph fetches, common/inflight-join.ts).
    */
-  constructor(gatewayUrl: string, timeoutMs: number, internalSecret: string) {
+  constructor(
+    gatewayUrl: string,
+    timeoutMs: number,
+    internalSecret: string,
+    private readonly reads?: InflightJoin<JsonHttpAnswer>,
+  ) {
     this.http = new JsonHttpClient(gatewayUrl, timeoutMs);
     // The adapter renders errors in its document's language, so it asks for their message ids; and
     // says it is the REST door, which a board device's key does not open.
@@ -116,8 +141,10 @@ export class GraphClient {
     // The gateway then neither reads nor hashes the document: it holds each parsed and validated
     // document by its hash already. Once per gateway process (and after its cache dropped the
     // hash) the first answer is PERSISTED_QUERY_NOT_FOUND and the document follows.
-    let { status, body } = await this.send<TData>(bodies.byHash + tail, headers);
-    if (isUnknownHash(body)) ({ status, body } = await this.send<TData>(bodies.withDocument + tail, headers));
+    let { status, body } = await this.send<TData>(bodies.byHash + tail, headers, bodies.read);
+    if (isUnknownHash(body)) {
+      ({ status, body } = await this.send<TData>(bodies.withDocument + tail, headers, bodies.read));
+    }
     if (body.errors !== undefined && body.errors.length > 0) throw new GraphOperationError(body.errors);
     if (body.data === undefined || body.data === null) {
       throw new GatewayUnavailableError(`gateway answered ${status} without data`);
@@ -128,10 +155,19 @@ export class GraphClient {
   private async send<TData>(
     payload: string,
     headers: Record<string, string>,
+    read: boolean,
   ): Promise<{ status: number; body: { data?: TData | null; errors?: GraphQLFormattedError[] } }> {
     let answer: JsonHttpAnswer;
     try {
-      answer = await this.http.post(payload, headers);
+      // Each caller parses the shared answer's text itself, so no two hold one object.
+      answer =
+        read && this.reads !== undefined
+          ? await this.reads.join(
+              callKey(payload, headers),
+              () => this.http.post(payload, headers),
+              () => undefined,
+            ).value
+          : await this.http.post(payload, headers);
     } catch (error) {
       throw new GatewayUnavailableError(`gateway at ${this.http.upstreamUrl}: ${(error as Error).message}`, {
         cause: error,

@@ -7,6 +7,7 @@ import { createLogger } from '../common/logger';
 import { stopOnce, type Running } from '../common/process';
 import { connectRedis } from '../common/redis';
 import { GraphClient } from './graph-client';
+import { SharedReads } from './shared-reads';
 import { errorHandler, JSON_BODY_LIMIT_BYTES, unknownRoute } from './http-errors';
 import { plansRoutes } from './plans/plans.routes';
 import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
@@ -29,7 +30,13 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const metrics = new ProcessMetrics('rest-adapter');
   const pool = createProbePool(config.databaseUrl);
   const redis = await connectRedis(config.redis, 'rest-adapter', logger);
-  const graph = new GraphClient(config.gatewayUrl, config.upstreamTimeoutMs, config.internalSecret);
+  const reads = config.shareRestReads ? await SharedReads.listen(redis, config.redisPrefix) : undefined;
+  const graph = new GraphClient(
+    config.gatewayUrl,
+    config.upstreamTimeoutMs,
+    config.internalSecret,
+    reads?.join,
+  );
   const budgets = new RateBudgets(redis, config.redisPrefix, logger, metrics.rateBudgetObserver('rest'));
   const policies = ratePolicies(config);
   const perAddress = rateLimit(budgets, policies.public, { identify: byAddress });
@@ -93,6 +100,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     metricsPort: service.metricsPort,
     stop: stopOnce(async () => {
       await service.close();
+      await reads?.close();
       graph.close();
       await pool.end();
       redis.disconnect();
