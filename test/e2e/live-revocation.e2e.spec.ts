@@ -38,6 +38,9 @@ async function trials(count: number, concurrency: number, trial: (index: number)
 }
 
 describe('revocation on live sockets', () => {
+  // A hundred sign-ins (password hashing) and sockets per case: 15–20 s alone on two cores, three
+  // times that beside the replica test in the full suite on a slow day.
+  jest.setTimeout(180_000);
   let database: TestDatabase;
   let platform: Platform;
   let events: RunningEvents;
