@@ -167,6 +167,8 @@ describe('AccessCache while Redis is away, on a Redis of the test’s own', () =
       10_000,
       'the cache to keep answers again',
     );
+    // The subscriber's connection can be back before the one that publishes: wait for that too.
+    await waitUntil(() => redis.status === 'ready', 10_000, 'the publishing connection to be back');
     const before = cache.currentGeneration;
     await announceAccessChange(redis, prefix, { keyId: 3, venueId: 7 });
     await applied(cache, before);
