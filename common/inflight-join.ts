@@ -1,3 +1,5 @@
+import { Kind, OperationTypeNode, parse } from 'graphql';
+
 /**
  * One keyed in-flight join: while work for a key is under way, a second caller with the same key
  * waits for that work's result instead of starting it again. Nothing is kept once the work
@@ -47,4 +49,34 @@ export class InflightJoin<V, Leader = undefined> {
     entry.value.then(forget, forget);
     return { value: entry.value };
   }
+}
+
+/** True when every operation in `document` is a query; false for anything else or unparsable. */
+export function holdsOnlyQueries(document: string): boolean {
+  try {
+    return parse(document, { noLocation: true }).definitions.every(
+      (definition) =>
+        definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === OperationTypeNode.QUERY,
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A join key for a request: what it asks (`parts`) and every header it sends by lower-cased name,
+ * but for `ignored` (headers that only say which caller's request it is: with them in the key no
+ * two callers would ever share). Two requests with one key ask the same thing with the same
+ * credentials.
+ */
+export function requestKey(
+  parts: readonly string[],
+  headers: Readonly<Record<string, string>>,
+  ignored: ReadonlySet<string>,
+): string {
+  const sent = Object.entries(headers)
+    .map(([name, value]): [string, string] => [name.toLowerCase(), value])
+    .filter(([name]) => !ignored.has(name))
+    .sort(([a, va], [b, vb]) => (a < b ? -1 : a > b ? 1 : va < vb ? -1 : va > vb ? 1 : 0));
+  return JSON.stringify([...parts, sent]);
 }

@@ -1,13 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { Fetcher, FetcherRequestInit, FetcherResponse } from '@apollo/utils.fetcher';
-import { Kind, OperationTypeNode, parse } from 'graphql';
+import { OperationTypeNode } from 'graphql';
 import type { Logger } from '../common/logger';
 import { REQUEST_ID_HEADER } from '../common/request-context';
 import { currentTraceparent, linkActiveSpanTo, TRACEPARENT_HEADER } from '../common/trace-context';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import type { GatewayContext } from './header-forwarding.data-source';
-import { InflightJoin } from '../common/inflight-join';
+import { holdsOnlyQueries, InflightJoin, requestKey } from '../common/inflight-join';
 
 /**
  * Headers that only say which client request a fetch belongs to. They are left out of the key, or
@@ -25,12 +25,8 @@ export const CORRELATION_HEADERS: ReadonlySet<string> = new Set([
  * body (document, variables, operation name) and every other header, by lower-cased name.
  */
 export function fetchKey(url: string, init: FetcherRequestInit | undefined): string {
-  const headers = Object.entries(init?.headers ?? {})
-    .map(([name, value]): [string, string] => [name.toLowerCase(), value])
-    .filter(([name]) => !CORRELATION_HEADERS.has(name))
-    .sort(([a, va], [b, vb]) => (a < b ? -1 : a > b ? 1 : va < vb ? -1 : va > vb ? 1 : 0));
   const body = init?.body === undefined ? '' : init.body.toString();
-  return JSON.stringify([url, init?.method ?? 'GET', body, headers]);
+  return requestKey([url, init?.method ?? 'GET', body], init?.headers ?? {}, CORRELATION_HEADERS);
 }
 
 /** Subgraph documents the query planner has sent, and whether each holds only queries. */
@@ -41,14 +37,7 @@ const queryOnly = new Map<string, boolean>();
 export function isQueryOnly(document: string): boolean {
   let known = queryOnly.get(document);
   if (known === undefined) {
-    try {
-      known = parse(document, { noLocation: true }).definitions.every(
-        (definition) =>
-          definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === OperationTypeNode.QUERY,
-      );
-    } catch {
-      known = false;
-    }
+    known = holdsOnlyQueries(document);
     // The planner's documents are few and repeat; a client flooding new ones only restarts the map.
     if (queryOnly.size >= DOCUMENT_CAP) queryOnly.clear();
     queryOnly.set(document, known);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import { Kind, OperationTypeNode, parse, type GraphQLFormattedError } from 'graphql';
-import type { InflightJoin } from '../common/inflight-join';
+import type { GraphQLFormattedError } from 'graphql';
+import { holdsOnlyQueries, requestKey, type InflightJoin } from '../common/inflight-join';
 import { internalCredentialHeaders } from '../common/internal-credential';
 import { JsonHttpClient, type JsonHttpAnswer } from '../common/json-http';
 import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../common/request-context';
@@ -66,23 +66,12 @@ function prepare(op: { name: string; document: string }): PreparedBodies {
     persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(op.document).digest('hex') },
   });
   const head = `"operationName":${JSON.stringify(op.name)},"extensions":${extensions},"variables":`;
-  const read = parse(op.document, { noLocation: true }).definitions.every(
-    (definition) =>
-      definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === OperationTypeNode.QUERY,
-  );
+  const read = holdsOnlyQueries(op.document);
   return { byHash: `{${head}`, withDocument: `{"query":${JSON.stringify(op.document)},${head}`, read };
 }
 
-/**
- * What the gateway sees of a call, but for the request id: its body and every other header. Two
- * calls with one key ask the gateway the same thing with the same credentials.
- */
-function callKey(payload: string, headers: Record<string, string>): string {
-  const sent = Object.entries(headers)
-    .filter(([name]) => name !== REQUEST_ID_HEADER)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([payload, sent]);
-}
+/** Headers that only say which caller's request a call is: they stay out of the join key. */
+const CALLER_HEADERS: ReadonlySet<string> = new Set([REQUEST_ID_HEADER]);
 
 /** What the gateway answers when it does not hold a hash's document (yet, or any more). */
 function isUnknownHash(body: { errors?: readonly GraphQLFormattedError[] }): boolean {
@@ -163,7 +152,7 @@ export class GraphClient {
       answer =
         read && this.reads !== undefined
           ? await this.reads.join(
-              callKey(payload, headers),
+              requestKey([payload], headers, CALLER_HEADERS),
               () => this.http.post(payload, headers),
               () => undefined,
             ).value
