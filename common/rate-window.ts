@@ -8,32 +8,78 @@ interface PendingCount {
   reject: (error: unknown) => void;
 }
 
+/** Counts written to Redis together, and the moment by which they fail open unanswered. */
+interface Batch {
+  pending: PendingCount[];
+  deadline: number;
+  timer?: NodeJS.Timeout;
+  settled: boolean;
+}
+
 /**
- * The counts asked for during one turn of the event loop, sent to Redis together. Each command
- * written on its own costs a socket write and wakes Redis once per request; on cores shared with
- * the rest of the platform that was most of what counting cost. A turn under load holds several
- * requests, so one write carries all their counts, and no request waits longer than that turn.
+ * The counts asked for while no batch is on its way to Redis, sent together. Each command written
+ * on its own costs a socket write and wakes Redis once per request; on cores shared with the rest
+ * of the platform that was most of what counting cost. An idle gateway sends a count on the next
+ * turn, as before; under load, counts asked while one batch is out wait for its answer and go
+ * together in the next (as a database commits a group), so writes to Redis follow its round trips
+ * rather than the requests, and no count waits more than one round trip longer. Each count still
+ * fails open within its own allowance: a waiting batch's clock runs from its first count, and a
+ * batch out past its allowance no longer holds the next one back.
  */
 class WindowCounts {
-  private pending: PendingCount[] = [];
+  private waiting?: Batch;
+  private out?: Batch;
 
   constructor(private readonly redis: Redis) {}
 
   count(key: string, windowSeconds: number, timeoutMs: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      if (this.pending.length === 0) setImmediate(() => this.flush());
-      this.pending.push({ key, windowSeconds, timeoutMs, resolve, reject });
+      const pending = { key, windowSeconds, timeoutMs, resolve, reject };
+      const deadline = Date.now() + timeoutMs;
+      let batch = this.waiting;
+      if (batch === undefined) {
+        batch = this.waiting = { pending: [pending], deadline, settled: false };
+        if (this.out === undefined) setImmediate(() => this.flush());
+      } else {
+        batch.pending.push(pending);
+        if (deadline >= batch.deadline) return;
+        clearTimeout(batch.timer);
+        batch.deadline = deadline;
+      }
+      // One timer per batch, not one per request: its counts fail together, as each would alone.
+      const failing = batch;
+      failing.timer = setTimeout(() => {
+        if (this.waiting === failing) this.waiting = undefined;
+        this.settle(failing, new Error(`no count within ${timeoutMs} ms`));
+        this.release(failing);
+      }, timeoutMs);
     });
   }
 
+  private settle(batch: Batch, error: unknown): void {
+    if (batch.settled) return;
+    batch.settled = true;
+    clearTimeout(batch.timer);
+    for (const { reject } of batch.pending) reject(error);
+  }
+
+  /** `batch` is answered or given up on: the batch waiting behind it goes out. */
+  private release(batch: Batch): void {
+    if (this.out !== batch) return;
+    this.out = undefined;
+    this.flush();
+  }
+
   private flush(): void {
-    const batch = this.pending;
-    this.pending = [];
+    const batch = this.waiting;
+    if (batch === undefined || this.out !== undefined) return;
+    this.waiting = undefined;
+    this.out = batch;
     // Requests of one credential arrive together (a POS, a page's clients behind one key): one
-    // INCRBY per key carries all of a turn's counts for it, and each request takes its own place
+    // INCRBY per key carries all of a batch's counts for it, and each request takes its own place
     // among them, so every count is still exact and distinct.
     const byKey = new Map<string, PendingCount[]>();
-    for (const pending of batch) {
+    for (const pending of batch.pending) {
       const same = byKey.get(pending.key);
       if (same === undefined) byKey.set(pending.key, [pending]);
       else same.push(pending);
@@ -43,35 +89,32 @@ class WindowCounts {
       if (same.length === 1) pipeline.incr(key);
       else pipeline.incrby(key, same.length);
     }
-    // One timer for the whole batch, not one per request: its counts fail together when Redis
-    // has not answered in time, as each would alone.
-    let settled = false;
-    const timeoutMs = Math.min(...batch.map((pending) => pending.timeoutMs));
-    const fail = (error: unknown) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      for (const { reject } of batch) reject(error);
-    };
-    const timer = setTimeout(() => fail(new Error(`no count within ${timeoutMs} ms`)), timeoutMs);
-    pipeline.exec().then((results) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      let index = 0;
-      for (const [key, same] of byKey) {
-        const [error, total] = results?.[index++] ?? [new Error('Redis answered no count'), null];
-        if (error !== null) {
-          for (const { reject } of same) reject(error);
-          continue;
+    pipeline.exec().then(
+      (results) => {
+        if (!batch.settled) {
+          batch.settled = true;
+          clearTimeout(batch.timer);
+          let index = 0;
+          for (const [key, same] of byKey) {
+            const [error, total] = results?.[index++] ?? [new Error('Redis answered no count'), null];
+            if (error !== null) {
+              for (const { reject } of same) reject(error);
+              continue;
+            }
+            const first = (total as number) - same.length + 1;
+            // Whoever opens a window lets Redis forget it once it is over. Were this lost (Redis
+            // gone between the two), the window's key would stay as a few bytes nothing counts in.
+            if (first === 1) this.redis.expire(key, same[0]!.windowSeconds).catch(() => undefined);
+            same.forEach(({ resolve }, place) => resolve(first + place));
+          }
         }
-        const first = (total as number) - same.length + 1;
-        // Whoever opens a window lets Redis forget it once it is over. Were this lost (Redis
-        // gone between the two), the window's key would stay as a few bytes nothing counts in.
-        if (first === 1) this.redis.expire(key, same[0]!.windowSeconds).catch(() => undefined);
-        same.forEach(({ resolve }, place) => resolve(first + place));
-      }
-    }, fail);
+        this.release(batch);
+      },
+      (error: unknown) => {
+        this.settle(batch, error);
+        this.release(batch);
+      },
+    );
   }
 }
 

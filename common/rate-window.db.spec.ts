@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { connect, createServer, type Socket } from 'node:net';
+import { Redis } from 'ioredis';
+import { connectRedis } from './redis';
+import { countInWindow } from './rate-window';
+
+const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+
+describe('countInWindow on a real Redis', () => {
+  let redis: Redis;
+  const prefix = `test:rate-window:${randomUUID()}:`;
+
+  beforeAll(async () => {
+    redis = await connectRedis(redisUrl.href, 'rate-window-spec');
+  });
+
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('sends the counts asked while a batch is out together once it is answered, each exact and distinct', async () => {
+    // Redis itself, its answers held back 150 ms, so that a batch is surely out while more are asked.
+    const sockets: Socket[] = [];
+    const slow = createServer((client) => {
+      const upstream = connect(Number(redisUrl.port || 6379), redisUrl.hostname);
+      sockets.push(client, upstream);
+      client.pipe(upstream);
+      upstream.on('data', (chunk: Buffer) => setTimeout(() => client.write(chunk), 150));
+      client.on('error', () => upstream.destroy());
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const far = new Redis(`redis://127.0.0.1:${(slow.address() as { port: number }).port}`);
+    await far.ping();
+    const pipelines = jest.spyOn(far, 'pipeline');
+    try {
+      const asked = [countInWindow(far, `${prefix}a`, 3600, 5_000)];
+      for (const pause of [20, 20, 20]) {
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        asked.push(countInWindow(far, `${prefix}a`, 3600, 5_000));
+      }
+      asked.push(countInWindow(far, `${prefix}b`, 3600, 5_000));
+      const counts = await Promise.all(asked);
+      expect(counts.map(({ count }) => count)).toEqual([1, 2, 3, 4, 1]);
+      // The first alone; the four asked while it was out, together.
+      expect(pipelines).toHaveBeenCalledTimes(2);
+      // Idle again: the next count goes out on the next turn by itself.
+      expect((await countInWindow(far, `${prefix}b`, 3600, 5_000)).count).toBe(2);
+      expect(pipelines).toHaveBeenCalledTimes(3);
+    } finally {
+      pipelines.mockRestore();
+      far.disconnect();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
+
+  it('fails a count waiting behind an unanswered batch open within its own allowance', async () => {
+    // Accepts the connection and every command, and answers none.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => {
+      held.push(socket);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const mute = new Redis(`redis://127.0.0.1:${(silent.address() as { port: number }).port}`, {
+      enableReadyCheck: false,
+      maxRetriesPerRequest: 0,
+    });
+    mute.on('error', () => undefined);
+    try {
+      const started = Date.now();
+      const out = countInWindow(mute, 'x', 60, 400).then(
+        () => 'answered',
+        () => Date.now() - started,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const behindAsked = Date.now();
+      const behind = countInWindow(mute, 'y', 60, 400).then(
+        () => 'answered',
+        () => Date.now() - behindAsked,
+      );
+      const [outFailedAfter, behindFailedAfter] = await Promise.all([out, behind]);
+      expect(outFailedAfter).toBeGreaterThanOrEqual(390);
+      expect(outFailedAfter).toBeLessThan(1_000);
+      // Its own 400 ms from when it was asked, not the batch ahead's 400 plus its own.
+      expect(behindFailedAfter).toBeGreaterThanOrEqual(390);
+      expect(behindFailedAfter).toBeLessThan(700);
+    } finally {
+      mute.disconnect();
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});
