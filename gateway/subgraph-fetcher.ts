@@ -2,13 +2,67 @@ import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import type { Fetcher, FetcherHeaders, FetcherResponse } from '@apollo/utils.fetcher';
 import { JsonHttpClient, type JsonHttpAnswer } from '../common/json-http';
 
-function headersOf(incoming: IncomingHttpHeaders): FetcherHeaders {
+function headersOf(incoming: IncomingHttpHeaders): Headers {
   const headers = new Headers();
   for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
   return headers;
+}
+
+/**
+ * An answer's headers as fetch's `Headers` show them. The data source reads one or two by name
+ * per fetch, so those are read from node's own object; a full `Headers` is built only for what
+ * walks or changes them.
+ */
+class AnswerHeaders implements FetcherHeaders {
+  private built?: Headers;
+
+  constructor(private readonly incoming: IncomingHttpHeaders) {}
+
+  private get all(): Headers {
+    return (this.built ??= headersOf(this.incoming));
+  }
+
+  get(name: string): string | null {
+    if (this.built !== undefined) return this.built.get(name);
+    const value = this.incoming[name.toLowerCase()];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+
+  append(name: string, value: string): void {
+    this.all.append(name, value);
+  }
+
+  delete(name: string): void {
+    this.all.delete(name);
+  }
+
+  set(name: string, value: string): void {
+    this.all.set(name, value);
+  }
+
+  entries(): HeadersIterator<[string, string]> {
+    return this.all.entries();
+  }
+
+  keys(): HeadersIterator<string> {
+    return this.all.keys();
+  }
+
+  values(): HeadersIterator<string> {
+    return this.all.values();
+  }
+
+  [Symbol.iterator](): HeadersIterator<[string, string]> {
+    return this.all[Symbol.iterator]();
+  }
 }
 
 /** The part of a fetch Response that the gateway's data sources read, over an answer in hand. */
@@ -18,7 +72,7 @@ class AnsweredResponse implements FetcherResponse {
   readonly status: number;
   readonly statusText: string;
   private used = false;
-  private parsedHeaders?: FetcherHeaders;
+  private answerHeaders?: FetcherHeaders;
 
   constructor(
     readonly url: string,
@@ -34,7 +88,7 @@ class AnsweredResponse implements FetcherResponse {
   }
 
   get headers(): FetcherHeaders {
-    return (this.parsedHeaders ??= headersOf(this.answer.headers));
+    return (this.answerHeaders ??= new AnswerHeaders(this.answer.headers));
   }
 
   text(): Promise<string> {
