@@ -36,9 +36,21 @@ import { comparable, seed, workloads, type Workload } from './peers/workloads';
  *
  * Targets, on every workload: ours ≥ 1.5 × Apollo's req/s, ≤ 0.7 × Apollo's CPU per request,
  * ≥ 1.0 × Hive's req/s.
+ *
+ * Beside them, on the workloads one subgraph answers whole, two floors (bench/peers/floor-peer.ts):
+ * a relay with no GraphQL work at all, and the same relay counting each request in Redis as the
+ * platform must. Their CPU per request against Apollo's is the least any gateway could reach there.
  */
 
-type GatewayName = 'ours' | 'apollo' | 'hive';
+/** The gateways the targets compare; the subscription fan-out is asked of these. */
+type PeerName = 'ours' | 'apollo' | 'hive';
+type GatewayName = PeerName | 'floor' | 'floor+count';
+
+/** The relays of bench/peers/floor-peer.ts: they serve single-fetch workloads only. */
+const FLOORS: readonly GatewayName[] = ['floor', 'floor+count'];
+
+const serves = (gateway: { name: GatewayName }, workload: Workload) =>
+  workload.singleFetch || !FLOORS.includes(gateway.name);
 
 interface Gateway {
   name: GatewayName;
@@ -81,7 +93,7 @@ const graphOk = (status: number, body: string) => status === 200 && !body.includ
 /** One request of a workload to each gateway: every answer without errors, reads the same data as ours. */
 async function verify(gateways: Gateway[], workload: Workload): Promise<void> {
   let reference: string | undefined;
-  for (const gateway of gateways) {
+  for (const gateway of gateways.filter((g) => serves(g, workload))) {
     const call = workload.call(gateway.url, 0);
     const response = await fetch(call.url, {
       method: call.method,
@@ -184,6 +196,12 @@ function compare(rows: Row[], slices: Slice[]) {
       const reqPerSecVsApollo = ratio(ours.perSecond, apollo.perSecond);
       const cpuPerRequestVsApollo = ratio(ours.cpuSecondsPer1k, apollo.cpuSecondsPer1k);
       const reqPerSecVsHive = ratio(ours.perSecond, hive.perSecond);
+      const floorCpu = (name: GatewayName) => {
+        const floor = rows.find(
+          (r) => r.gateway === name && r.workload === ours.workload && r.connections === ours.connections,
+        );
+        return floor === undefined ? undefined : ratio(floor.cpuSecondsPer1k, apollo.cpuSecondsPer1k);
+      };
       // What any gateway could reach against Apollo on this machine if it cost no CPU at all:
       // the rest of the machine's work per request (load generator, subgraphs, Postgres, Redis)
       // stays, so throughput bound by the cores rises at most by the share Apollo's process had.
@@ -198,6 +216,8 @@ function compare(rows: Row[], slices: Slice[]) {
         cpuPerRequestVsApollo,
         reqPerSecVsHive,
         ceilingVsApollo,
+        floorCpuVsApollo: floorCpu('floor'),
+        countedFloorCpuVsApollo: floorCpu('floor+count'),
         byRound: {
           reqPerSecVsApollo: perRound(ours, 'apollo', (s) => s.perSecond),
           cpuPerRequestVsApollo: perRound(ours, 'apollo', (s) => s.cpuSecondsPer1k),
@@ -244,6 +264,15 @@ async function main(): Promise<void> {
     peers.push(apollo);
     const hive = await startPeer('hive-peer.js', peerEnv);
     peers.push(hive);
+    const floor = await startPeer('floor-peer.js', peerEnv);
+    peers.push(floor);
+    // The counting floor is given Redis, as the platform's gateway has it, for its counts only.
+    const countedFloor = await startPeer('floor-peer.js', {
+      ...peerEnv,
+      REDIS_URL: env.REDIS_URL,
+      FLOOR_COUNTS: '1',
+    });
+    peers.push(countedFloor);
     const ours: Gateway = {
       name: 'ours',
       url: stack.gatewayUrl,
@@ -253,6 +282,8 @@ async function main(): Promise<void> {
       ours,
       { name: 'apollo', url: apollo.url, pid: apollo.pid },
       { name: 'hive', url: hive.url, pid: hive.pid },
+      { name: 'floor', url: floor.url, pid: floor.pid },
+      { name: 'floor+count', url: countedFloor.url, pid: countedFloor.pid },
     ];
 
     const subgraphMetrics = (['tickets', 'cv', 'billing', 'identity'] as const).map((name) => {
@@ -272,7 +303,9 @@ async function main(): Promise<void> {
 
     // Warm-up, not counted: each gateway plans and caches each operation and its JIT settles.
     for (const workload of all) {
-      for (const gateway of gateways) await slice(gateway, workload, 50, 1, subgraphMetrics);
+      for (const gateway of gateways.filter((g) => serves(g, workload))) {
+        await slice(gateway, workload, 50, 1, subgraphMetrics);
+      }
     }
 
     const slices: Slice[] = [];
@@ -280,7 +313,7 @@ async function main(): Promise<void> {
       const order = gateways.map((_, i) => gateways[(i + round - 1) % gateways.length]!);
       for (const workload of all) {
         for (const connections of workload.connections) {
-          for (const gateway of order) {
+          for (const gateway of order.filter((g) => serves(g, workload))) {
             const result = await slice(gateway, workload, connections, seconds, subgraphMetrics);
             slices.push({ ...result, round });
             process.stderr.write(
@@ -326,7 +359,7 @@ async function measureSubscriptions(
     /** How many idle sockets memory per idle subscriber is measured over. */
     idle: number;
   },
-): Promise<Record<GatewayName, SubscriptionOutcome>> {
+): Promise<Record<PeerName, SubscriptionOutcome>> {
   const token = (
     (await (
       await fetch(`${options.restUrl}/tickets`, {
@@ -338,7 +371,7 @@ async function measureSubscriptions(
   const fanOut = (gateway: Gateway) =>
     measureFanOut({ ...options, wsUrl: gateway.url.replace(/^http/, 'ws'), gatewayPid: gateway.pid });
   const ours = gateways.find((g) => g.name === 'ours')!;
-  const subscriptions: Record<GatewayName, SubscriptionOutcome> = {
+  const subscriptions: Record<PeerName, SubscriptionOutcome> = {
     ours: {
       supported: true,
       fanOut: await fanOut(ours),
@@ -347,20 +380,21 @@ async function measureSubscriptions(
     apollo: { supported: false, reason: '' },
     hive: { supported: false, reason: '' },
   };
-  for (const peer of gateways.filter((g) => g.name !== 'ours')) {
+  for (const name of ['apollo', 'hive'] as const) {
+    const peer = gateways.find((g) => g.name === name)!;
     const probe = await probeSubscription(peer.url, token);
     if (!probe.served) {
-      subscriptions[peer.name] = {
+      subscriptions[name] = {
         supported: false,
-        reason: `${WHY_NOT[peer.name]} (${probe.http}; graphql-ws: ${probe.ws})`,
+        reason: `${WHY_NOT[name]} (${probe.http}; graphql-ws: ${probe.ws})`,
         kibPerIdleConnection: await idleConnectionMemory(peer.url, peer.pid, options.idle),
       };
       continue;
     }
     try {
-      subscriptions[peer.name] = { supported: true, fanOut: await fanOut(peer) };
+      subscriptions[name] = { supported: true, fanOut: await fanOut(peer) };
     } catch (error) {
-      subscriptions[peer.name] = {
+      subscriptions[name] = {
         supported: false,
         reason: `accepted the subscription but ${String(error)}`,
       };
@@ -374,7 +408,7 @@ type SubscriptionOutcome =
   | { supported: false; reason: string; kibPerIdleConnection?: number };
 
 /** Why a peer refuses `ticketUpdated`, beside its own answers. */
-const WHY_NOT: Record<GatewayName, string> = {
+const WHY_NOT: Record<PeerName, string> = {
   ours: '',
   apollo: '@apollo/gateway does not execute subscriptions, and @apollo/server serves no graphql-ws',
   hive:
@@ -386,10 +420,10 @@ const WHY_NOT: Record<GatewayName, string> = {
 function report(
   rows: Row[],
   ratios: ReturnType<typeof compare>,
-  subscriptions: Record<GatewayName, SubscriptionOutcome> | undefined,
+  subscriptions: Record<PeerName, SubscriptionOutcome> | undefined,
   idle: number,
 ): string {
-  const order: GatewayName[] = ['ours', 'apollo', 'hive'];
+  const order: GatewayName[] = ['ours', 'apollo', 'hive', 'floor', 'floor+count'];
   const sorted = [...rows].sort(
     (a, b) =>
       ratios.findIndex((r) => r.workload === a.workload) -
@@ -408,17 +442,18 @@ function report(
     ),
     '',
     'Ratios of the medians, judged against the targets; in brackets, the lowest and highest ratio within one round.',
-    "The last column is the most any gateway could reach against Apollo's req/s on this machine if it cost no CPU at all: Apollo's machine CPU per request ÷ the same less Apollo's own process's.",
+    "The ceiling is the most any gateway could reach against Apollo's req/s on this machine if it cost no CPU at all: Apollo's machine CPU per request ÷ the same less Apollo's own process's.",
+    "The floors are the CPU per request of a relay with no GraphQL work (bench/peers/floor-peer.ts), without and with the platform's count in Redis, against Apollo's: the least any gateway could cost there (single-fetch workloads only).",
     '',
-    '| workload | conns | ours/apollo req/s (≥ 1.5) | ours/apollo CPU per req (≤ 0.7) | ours/hive req/s (≥ 1.0) | ceiling ×apollo at zero gateway CPU |',
-    '|---|---|---|---|---|---|',
+    '| workload | conns | ours/apollo req/s (≥ 1.5) | ours/apollo CPU per req (≤ 0.7) | ours/hive req/s (≥ 1.0) | ceiling ×apollo at zero gateway CPU | floor CPU ×apollo | floor + count CPU ×apollo |',
+    '|---|---|---|---|---|---|---|---|',
     ...ratios.map(
       (r) =>
-        `| ${r.workload} | ${r.connections} | ${r.reqPerSecVsApollo} ${mark(r.pass.reqPerSecVsApollo)} ${range(r.byRound.reqPerSecVsApollo)} | ${r.cpuPerRequestVsApollo} ${mark(r.pass.cpuPerRequestVsApollo)} ${range(r.byRound.cpuPerRequestVsApollo)} | ${r.reqPerSecVsHive} ${mark(r.pass.reqPerSecVsHive)} ${range(r.byRound.reqPerSecVsHive)} | ${r.ceilingVsApollo} |`,
+        `| ${r.workload} | ${r.connections} | ${r.reqPerSecVsApollo} ${mark(r.pass.reqPerSecVsApollo)} ${range(r.byRound.reqPerSecVsApollo)} | ${r.cpuPerRequestVsApollo} ${mark(r.pass.cpuPerRequestVsApollo)} ${range(r.byRound.cpuPerRequestVsApollo)} | ${r.reqPerSecVsHive} ${mark(r.pass.reqPerSecVsHive)} ${range(r.byRound.reqPerSecVsHive)} | ${r.ceilingVsApollo} | ${r.floorCpuVsApollo ?? '—'} | ${r.countedFloorCpuVsApollo ?? '—'} |`,
     ),
     '',
     'subscriptions, ticketUpdated fan-out (POST ready or ring → the message at every subscriber):',
-    ...order.map((name) => {
+    ...(['ours', 'apollo', 'hive'] as const).map((name) => {
       const outcome = subscriptions?.[name];
       if (outcome === undefined) return `  ${name}: not measured in a run narrowed by --workloads`;
       return outcome.supported

@@ -12,6 +12,8 @@ export interface Workload {
   connections: number[];
   /** Whether two gateways must answer it with the same data (reads), or only without errors. */
   sameData: boolean;
+  /** One subgraph answers its operation whole: the floor relays (floor-peer.ts) can serve it. */
+  singleFetch: boolean;
   /** The i-th request to `url`: successive ones spread over the workload's credentials or tickets. */
   call(url: string, i: number): HttpCall;
 }
@@ -148,36 +150,42 @@ export function workloads(seeded: Seeded): Workload[] {
       name: 'plans (public)',
       connections: [1, 50],
       sameData: true,
+      singleFetch: true,
       call: (url) => post(url, PLANS, {}, {}),
     },
     {
       name: 'ticket by id (ticket key)',
       connections: [1, 50],
       sameData: true,
+      singleFetch: true,
       call: (url, i) => post(url, TICKET_BY_ID.document, { id: nth(seeded.ticketIds, i) }, ticketAuth),
     },
     {
       name: 'me, cv + billing (50 CV keys)',
       connections: [1, 50],
       sameData: true,
+      singleFetch: false,
       call: (url, i) => post(url, ME, {}, { 'x-api-key': nth(seeded.cvKeys, i) }),
     },
     {
       name: 'panel home (session)',
       connections: [1, 50],
       sameData: true,
+      singleFetch: false,
       call: (url) => post(url, panel, {}, { authorization: `Bearer ${seeded.session}` }),
     },
     {
       name: 'identical me (1 CV key)',
       connections: [50],
       sameData: true,
+      singleFetch: false,
       call: (url) => post(url, ME, {}, { 'x-api-key': oneCvKey }),
     },
     {
       name: 'ticket create (ticket key)',
       connections: [1, 50],
       sameData: false,
+      singleFetch: true,
       call: (url) =>
         post(
           url,
