@@ -301,6 +301,11 @@ async function main(): Promise<void> {
     );
     for (const workload of all) await verify(gateways, workload);
 
+    const measuresSubscriptions = only === undefined || only.includes('subscriptions');
+    // Memory first, while no gateway holds what load leaves behind for its collector to give back.
+    const token = measuresSubscriptions ? await ticketToken(stack.restUrl, seeded.ticketKey) : undefined;
+    const idleKib = token === undefined ? undefined : await idleMemoryOf(gateways, token, idle);
+
     // Warm-up, not counted: each gateway plans and caches each operation and its JIT settles.
     for (const workload of all) {
       for (const gateway of gateways.filter((g) => serves(g, workload))) {
@@ -325,14 +330,14 @@ async function main(): Promise<void> {
     }
 
     const subscriptions =
-      only === undefined || only.includes('subscriptions')
-        ? await measureSubscriptions(gateways, {
+      token !== undefined && idleKib !== undefined
+        ? await measureSubscriptions(gateways, idleKib, {
             restUrl: stack.restUrl,
             ticketKey: seeded.ticketKey,
+            token,
             databaseUrl: env.DATABASE_URL!,
             subscribers,
             rounds: Math.max(rounds, 3),
-            idle,
           })
         : undefined;
 
@@ -347,36 +352,57 @@ async function main(): Promise<void> {
   }
 }
 
+/** A ticket's token for the page's subscription, from a ticket created through REST. */
+async function ticketToken(restUrl: string, ticketKey: string): Promise<string> {
+  const response = await fetch(`${restUrl}/tickets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ticketKey}` },
+  });
+  return ((await response.json()) as { token: string }).token;
+}
+
+/** What a gateway holds per idle socket, and of what: a subscriber where it serves one, else a bare connection. */
+type IdleMemory = { per: 'subscriber' | 'connection'; kib: number | undefined };
+
+/**
+ * Memory per idle socket of each gateway, measured before any load: ours and any peer that serves
+ * `ticketUpdated` per subscriber, a peer that does not per acknowledged graphql-ws connection.
+ */
+async function idleMemoryOf(
+  gateways: Gateway[],
+  token: string,
+  idle: number,
+): Promise<Record<PeerName, IdleMemory>> {
+  const memory = {} as Record<PeerName, IdleMemory>;
+  for (const name of ['ours', 'apollo', 'hive'] as const) {
+    const gateway = gateways.find((g) => g.name === name)!;
+    const served = name === 'ours' || (await probeSubscription(gateway.url, token)).served;
+    memory[name] = served
+      ? { per: 'subscriber', kib: await idleSubscriberMemory(gateway.url, gateway.pid, idle, token) }
+      : { per: 'connection', kib: await idleConnectionMemory(gateway.url, gateway.pid, idle) };
+  }
+  return memory;
+}
+
 /** Subscriptions: ours serves graphql-ws from its live hub; each peer is asked what it does. */
 async function measureSubscriptions(
   gateways: Gateway[],
+  idleKib: Record<PeerName, IdleMemory>,
   options: {
     restUrl: string;
     ticketKey: string;
+    token: string;
     databaseUrl: string;
     subscribers: number;
     rounds: number;
-    /** How many idle sockets memory per idle subscriber is measured over. */
-    idle: number;
   },
 ): Promise<Record<PeerName, SubscriptionOutcome>> {
-  const token = (
-    (await (
-      await fetch(`${options.restUrl}/tickets`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${options.ticketKey}` },
-      })
-    ).json()) as { token: string }
-  ).token;
+  const { token } = options;
   const fanOut = (gateway: Gateway) =>
     measureFanOut({ ...options, wsUrl: gateway.url.replace(/^http/, 'ws'), gatewayPid: gateway.pid });
   const ours = gateways.find((g) => g.name === 'ours')!;
   const subscriptions: Record<PeerName, SubscriptionOutcome> = {
-    ours: {
-      supported: true,
-      fanOut: await fanOut(ours),
-      kibPerIdleSubscriber: await idleSubscriberMemory(ours.url, ours.pid, options.idle, token),
-    },
+    ours: { supported: true, fanOut: await fanOut(ours), kibPerIdleSubscriber: idleKib.ours.kib },
     apollo: { supported: false, reason: '' },
     hive: { supported: false, reason: '' },
   };
@@ -387,12 +413,16 @@ async function measureSubscriptions(
       subscriptions[name] = {
         supported: false,
         reason: `${WHY_NOT[name]} (${probe.http}; graphql-ws: ${probe.ws})`,
-        kibPerIdleConnection: await idleConnectionMemory(peer.url, peer.pid, options.idle),
+        kibPerIdleConnection: idleKib[name].per === 'connection' ? idleKib[name].kib : undefined,
       };
       continue;
     }
     try {
-      subscriptions[name] = { supported: true, fanOut: await fanOut(peer) };
+      subscriptions[name] = {
+        supported: true,
+        fanOut: await fanOut(peer),
+        kibPerIdleSubscriber: idleKib[name].per === 'subscriber' ? idleKib[name].kib : undefined,
+      };
     } catch (error) {
       subscriptions[name] = {
         supported: false,

@@ -35,25 +35,36 @@ function kibPer(before: number, pid: number, count: number): number {
 const SETTLE_MS = 1_000;
 
 /**
- * Memory per idle socket: `count` opened with `open` (undefined when the gateway refused one),
- * given a moment to settle, then the gateway's resident growth per socket. Undefined when any was
- * refused.
+ * Memory per idle socket: `count` opened with `open` (undefined when the gateway refused one) in
+ * two halves, each given a moment to settle, then the gateway's resident growth per socket over
+ * the second half. The first half pays what the first sockets start once (code, pools); a
+ * collection of memory left from earlier load would fall on the baseline, not on the sockets,
+ * were the run not taken first. Undefined when any was refused.
  */
 async function idleMemory(
   pid: number,
   count: number,
   open: () => Promise<WebSocket | undefined>,
 ): Promise<number | undefined> {
-  const before = residentBytes(pid);
   const sockets: WebSocket[] = [];
-  try {
-    for (let first = 0; first < count; first += CONNECT_BATCH) {
-      const batch = await Promise.all(Array.from({ length: Math.min(CONNECT_BATCH, count - first) }, open));
-      sockets.push(...batch.filter((socket): socket is WebSocket => socket !== undefined));
-      if (sockets.length < first + batch.length) return undefined;
+  const openUpTo = async (total: number): Promise<boolean> => {
+    while (sockets.length < total) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(CONNECT_BATCH, total - sockets.length) }, open),
+      );
+      const opened = batch.filter((socket): socket is WebSocket => socket !== undefined);
+      sockets.push(...opened);
+      if (opened.length < batch.length) return false;
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    return kibPer(before, pid, count);
+    return true;
+  };
+  try {
+    const half = Math.floor(count / 2);
+    if (!(await openUpTo(half))) return undefined;
+    const before = residentBytes(pid);
+    if (!(await openUpTo(count))) return undefined;
+    return kibPer(before, pid, count - half);
   } finally {
     for (const socket of sockets) socket.terminate();
   }
