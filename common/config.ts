@@ -140,6 +140,7 @@ const configSchema = z.object({
   UPSTREAM_TIMEOUT_MS: duration.default(30_000),
   GATEWAY_SHARE_FETCHES: flag.default(true),
   GATEWAY_FRONT_DOOR: flag.default(true),
+  GATEWAY_PREPARED_OPERATIONS: flag.default(true),
   REST_SHARE_READS: flag.default(true),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
@@ -260,6 +261,12 @@ export interface Config {
    * (GATEWAY_FRONT_DOOR, gateway/graphql-door.ts): on unless a test or an operator turns it off.
    */
   frontDoor: boolean;
+  /**
+   * Whether the front door runs operations it has seen through the full path straight through the
+   * gateway's executor (GATEWAY_PREPARED_OPERATIONS, gateway/prepared-operations.ts): on unless a
+   * test or an operator turns it off; nothing without the door.
+   */
+  preparedOperations: boolean;
   /**
    * Whether the REST adapter lets a read join an identical call to the gateway in flight
    * (REST_SHARE_READS): on unless a benchmark or an operator turns it off.
@@ -473,6 +480,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     shareSubgraphFetches: raw.GATEWAY_SHARE_FETCHES,
     frontDoor: raw.GATEWAY_FRONT_DOOR,
+    preparedOperations: raw.GATEWAY_PREPARED_OPERATIONS,
     shareRestReads: raw.REST_SHARE_READS,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
     cvRateLimit: raw.CV_RATE_LIMIT,

@@ -123,6 +123,15 @@ export class GatewayMetrics {
     };
   }
 
+  /** An operation answered without going through Apollo's plugins (gateway/prepared-operations.ts). */
+  answered(operation: OperationDefinitionNode, name: string, result: 'success' | 'error' | 'refused'): void {
+    this.operations.inc({
+      operation_type: operation.operation,
+      operation_name: this.operationNames.value(name === '' ? 'anonymous' : name),
+      result,
+    });
+  }
+
   /** Counts every answered operation and, among the failed, those a limit refused. */
   plugin(): ApolloServerPlugin<GatewayContext> {
     return {
@@ -131,7 +140,7 @@ export class GatewayMetrics {
           willSendResponse: ({ operation, operationName, request, document, errors }) => {
             // Refused in validation, the operation was never resolved; its document says what it was.
             const sent = operation ?? operationOf(document, request.operationName);
-            let result = 'success';
+            let result: 'success' | 'error' | 'refused' = 'success';
             for (const error of errors ?? []) {
               const reason = refusalReasonOf(error);
               if (reason !== undefined) {
@@ -143,11 +152,15 @@ export class GatewayMetrics {
               result = code === 'RATE_LIMITED' ? 'refused' : 'error';
             }
             const name = operationName ?? sent?.name?.value ?? request.operationName ?? '';
-            this.operations.inc({
-              operation_type: sent?.operation ?? 'unknown',
-              operation_name: this.operationNames.value(name === '' ? 'anonymous' : name),
-              result,
-            });
+            if (sent === undefined) {
+              this.operations.inc({
+                operation_type: 'unknown',
+                operation_name: this.operationNames.value(name === '' ? 'anonymous' : name),
+                result,
+              });
+            } else {
+              this.answered(sent, name, result);
+            }
             return Promise.resolve();
           },
         }),

@@ -36,6 +36,7 @@ import { inputGuardPlugin } from './input-guard.plugin';
 import { GatewayMetrics } from './gateway-metrics';
 import { graphqlDoor } from './graphql-door';
 import { InflightFetches } from './inflight-fetches';
+import { PreparedOperations } from './prepared-operations';
 import {
   FORWARDED_HEADERS,
   GATEWAY_SET_HEADERS,
@@ -71,6 +72,8 @@ interface Graph {
   runQuery: RunQuery;
   /** An access announcement arrived: nothing sent before it is joined any more. */
   accessChanged: () => void;
+  /** Absent when the door is to hand every request to Apollo (GATEWAY_PREPARED_OPERATIONS=false). */
+  prepared: PreparedOperations | undefined;
 }
 
 /** Plans operations over the subgraphs composed in schema/supergraph.graphql. */
@@ -116,6 +119,16 @@ async function startGraph(
     refused: (door, decision) => metrics.rateLimitedBy(door, decision),
   });
   const bounds = queryLimitOptions(config.graphqlLimits, config.nodeEnv === 'production', costModel);
+  const prepared =
+    config.frontDoor && config.preparedOperations
+      ? new PreparedOperations({
+          withinCost: (...args) => bounds.withinCost(...args),
+          answered: (operation, name, result) => metrics.answered(operation, name, result),
+          logger,
+        })
+      : undefined;
+  // Before Apollo starts: it takes the gateway's executor then.
+  prepared?.attach(gateway);
   const apollo = new ApolloServer<GatewayContext>({
     gateway,
     ...platformApolloOptions(logger, config.nodeEnv),
@@ -130,6 +143,7 @@ async function startGraph(
       ...bounds.plugins,
       limits.plugin(),
       errorStatusPlugin(),
+      ...(prepared === undefined ? [] : [prepared.plugin()]),
     ],
   });
   await apollo.start();
@@ -138,7 +152,7 @@ async function startGraph(
   const sessions = new SessionResolver(config, backing.inflight?.keyed<Principal>());
   const runQuery = gatewayRunQuery(apollo, sessions);
   const accessChanged = () => backing.inflight?.accessChanged();
-  return { apollo, apiSchema, limits, sessions, runQuery, accessChanged };
+  return { apollo, apiSchema, limits, sessions, runQuery, accessChanged, prepared };
 }
 
 /**
@@ -164,7 +178,7 @@ function gatewayRunQuery(apollo: ApolloServer<GatewayContext>, sessions: Session
 /** HTTP `/graphql`: counted as it arrives, then planned with the client's forwarded headers. */
 function mountGraph(
   service: HttpService,
-  { apollo, limits, sessions }: Graph,
+  { apollo, limits, sessions, prepared }: Graph,
   config: Config,
   logger: Logger,
 ): void {
@@ -186,6 +200,7 @@ function mountGraph(
         logger,
         forwardedHeaders,
         context,
+        prepared,
         bodyLimit: { bytes: PHOTO_BODY_LIMIT_BYTES, named: PHOTO_BODY_LIMIT },
       }),
     );

@@ -6,6 +6,7 @@ import { languageOf } from '../common/language';
 import type { Logger } from '../common/logger';
 import { graphQLBodyRefusalAnswer } from '../common/request-body';
 import type { GatewayContext } from './header-forwarding.data-source';
+import type { PreparedOperations } from './prepared-operations';
 import type { GatewayRateLimits } from './rate-limit';
 
 /**
@@ -32,6 +33,8 @@ export interface GraphqlDoorOptions {
   ): Promise<GatewayContext>;
   /** The largest body taken, in bytes, and as express's limit names it (for the refusal's text). */
   bodyLimit: { bytes: number; named: string };
+  /** Operations run again without Apollo's request pipeline; absent, Apollo takes every request. */
+  prepared?: PreparedOperations;
 }
 
 const ROUTE = '/graphql';
@@ -121,6 +124,20 @@ function sendText(res: ServerResponse, status: number, type: string | undefined,
   res.end(body);
 }
 
+/** Layer B's run of a matched request: true when it answered, false when Apollo is to. */
+async function answerPrepared(
+  prepared: PreparedOperations,
+  matched: NonNullable<ReturnType<PreparedOperations['match']>>,
+  context: GatewayContext,
+  res: ServerResponse,
+): Promise<boolean> {
+  const outcome = await prepared.run(matched, context);
+  if (outcome.kind !== 'answered') return false;
+  for (const [name, value] of Object.entries(outcome.answer.headers)) res.setHeader(name, value);
+  sendText(res, 200, outcome.answer.headers['content-type'], outcome.answer.body);
+  return true;
+}
+
 export function graphqlDoor(
   options: GraphqlDoorOptions,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
@@ -150,13 +167,23 @@ export function graphqlDoor(
       sendText(res, error.status, 'application/json; charset=utf-8', JSON.stringify(answer));
       return;
     }
+    const matched = options.prepared?.match(body, req.headers);
+    let context: GatewayContext | undefined;
+    if (matched !== undefined) {
+      context = await options.context({ ...headers }, address, client);
+      if (await answerPrepared(options.prepared!, matched, context, res)) return;
+    }
     const requestHeaders = new HeaderMap();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) requestHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
     }
     const answer = await apollo.executeHTTPGraphQLRequest({
       httpGraphQLRequest: { method: 'POST', headers: requestHeaders, search: '', body },
-      context: () => options.context({ ...headers }, address, client),
+      // A request layer B handed over keeps the context it was given (and any result it holds).
+      context:
+        context === undefined
+          ? () => options.context({ ...headers }, address, client)
+          : () => Promise.resolve(context),
     });
     for (const [name, value] of answer.headers) res.setHeader(name, value);
     const status = answer.status ?? 200;

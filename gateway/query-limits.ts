@@ -118,6 +118,13 @@ export function queryLimitOptions(
   plugins: ApolloServerPlugin<GatewayContext>[];
   validationRules: ValidationRule[];
   parseOptions: { maxTokens: number };
+  /** The cost plugin's rule as a function: whether it lets a client's operation through. */
+  withinCost(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Record<string, unknown> | undefined,
+    operationName: string | undefined,
+  ): boolean;
 } {
   const armor = new ApolloArmor({
     maxDepth: { n: limits.maxDepth },
@@ -150,6 +157,13 @@ export function queryLimitOptions(
     plugins: [...(armor.plugins as ApolloServerPlugin<GatewayContext>[]), cost],
     validationRules: armor.validationRules,
     parseOptions: { maxTokens: limits.maxTokens },
+    withinCost: (schema, document, variables, operationName) => {
+      try {
+        return cachedEstimateOf(schema, model, document, variables, operationName).cost <= limits.maxCost;
+      } catch {
+        return false;
+      }
+    },
   };
 }
 

@@ -1,0 +1,272 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloGateway } from '@apollo/gateway';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { OperationTypeNode } from 'graphql';
+import type { Logger } from '../common/logger';
+import { rateLimitHeaders, type RateDecision } from '../common/rate-budget';
+import type { GatewayContext } from './header-forwarding.data-source';
+import { argumentErrors } from './input-guard.plugin';
+
+/**
+ * Layer B of docs/design/gateway-fast-path.md: an operation the gateway has already parsed and
+ * validated through Apollo's full request pipeline runs again straight through the gateway's
+ * executor, without that pipeline's per-request work (its plugins' listeners, the query hash,
+ * the document store, content negotiation, the response's assembly), which was most of what this
+ * gateway still spent per request beyond a relay's floor (docs/PERFORMANCE.md).
+ *
+ * It serves only what it can prove Apollo would answer the same way: a success. Before anything
+ * runs, every check the full path makes (variables of the wrong shape, the input guard, the cost,
+ * the count) is made with the same functions, and whatever any of them would refuse is handed to
+ * Apollo untouched, whose answer it then is; a mutation without a credential (which the full path
+ * counts a second time, as a page write) goes to Apollo before anything too. Once the executor has
+ * run, an answer with errors or extensions is handed to Apollo with the result already in hand
+ * (`precomputed`), so Apollo formats it, sets its status and headers and runs every plugin, and
+ * nothing is executed twice.
+ */
+
+/** What the full path learnt of one operation: its document as Apollo parsed and validated it. */
+interface Prepared {
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  /** The operation's own name, or null for an anonymous one. */
+  operationName: string | null;
+  queryHash: string;
+  schema: GraphQLSchema;
+}
+
+/** A body layer B may take: a query string, and nothing it would have to check the shape of. */
+interface Eligible {
+  query: string;
+  operationName?: string;
+  variables?: Record<string, unknown>;
+}
+
+/** The `Accept` values answered as `application/json; charset=utf-8`, as Apollo negotiates them. */
+const JSON_ACCEPTS = new Set([undefined, '', '*/*', 'application/json']);
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Where a handed-over request carries the result layer B already has, for the executor. */
+const PRECOMPUTED = Symbol('precomputed gateway result');
+
+type GatewayExecutor = ApolloGateway['executor'];
+type ExecutionResult = Awaited<ReturnType<GatewayExecutor>>;
+type GatewayRequestContext = Parameters<GatewayExecutor>[0];
+/** What the executor came to: a result, or what it threw. */
+type Executed = { result: ExecutionResult } | { thrown: unknown };
+type HandedOver = GatewayContext & { [PRECOMPUTED]?: Executed };
+
+/** The cache policy Apollo starts each request with (its `newCachePolicy`, not exported). */
+function newCachePolicy() {
+  return {
+    maxAge: undefined as number | undefined,
+    scope: undefined as 'PUBLIC' | 'PRIVATE' | undefined,
+    restrict(hint: { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' }) {
+      if (hint.maxAge !== undefined && (this.maxAge === undefined || hint.maxAge < this.maxAge)) {
+        this.maxAge = hint.maxAge;
+      }
+      if (hint.scope !== undefined && this.scope !== 'PRIVATE') this.scope = hint.scope;
+    },
+    replace(hint: { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' }) {
+      if (hint.maxAge !== undefined) this.maxAge = hint.maxAge;
+      if (hint.scope !== undefined) this.scope = hint.scope;
+    },
+    policyIfCacheable() {
+      if (this.maxAge === undefined || this.maxAge === 0) return null;
+      return { maxAge: this.maxAge, scope: this.scope ?? 'PUBLIC' };
+    },
+  };
+}
+
+/** What the checks of the full path need, as functions of the files that own them. */
+export interface PreparedChecks {
+  /** Whether the cost estimate lets the operation through (the cost plugin of query-limits.ts). */
+  withinCost(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    variables: Record<string, unknown> | undefined,
+    operationName: string | undefined,
+  ): boolean;
+  /** Counts an answered operation, as the metrics plugin does (gateway-metrics.ts). */
+  answered(operation: OperationDefinitionNode, operationName: string, result: 'success'): void;
+  logger: Logger;
+}
+
+/** A success answered by layer B: what the door writes. */
+export interface PreparedAnswer {
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type PreparedOutcome =
+  | { kind: 'answered'; answer: PreparedAnswer }
+  /** Apollo answers: untouched, or with the result in hand (already in the context). */
+  | { kind: 'apollo' };
+
+export class PreparedOperations {
+  private readonly records = new Map<string, Prepared>();
+  private executor?: GatewayExecutor;
+
+  constructor(
+    private readonly checks: PreparedChecks,
+    private readonly cap = 1_000,
+  ) {}
+
+  /**
+   * Wraps the gateway's executor, before Apollo starts and takes it: a request handed over with
+   * its result gets that result instead of a second execution. Records are dropped whenever the
+   * schema changes, as Apollo drops its parsed documents.
+   */
+  attach(gateway: ApolloGateway): void {
+    const original = gateway.executor;
+    this.executor = original;
+    gateway.executor = async (requestContext) => {
+      const context = requestContext.context as HandedOver;
+      const executed = context[PRECOMPUTED];
+      if (executed === undefined) return original(requestContext);
+      delete context[PRECOMPUTED];
+      if ('result' in executed) return executed.result;
+      throw executed.thrown;
+    };
+    gateway.onSchemaLoadOrUpdate(() => this.records.clear());
+  }
+
+  /** Remembers every operation the full path resolved (so parsed and validated) for later requests. */
+  plugin(): ApolloServerPlugin<GatewayContext> {
+    return {
+      requestDidStart: () =>
+        Promise.resolve({
+          didResolveOperation: ({
+            source,
+            request,
+            document,
+            operation,
+            operationName,
+            queryHash,
+            schema,
+          }) => {
+            if (operation === undefined || typeof request.query !== 'string' || source !== request.query) {
+              return Promise.resolve();
+            }
+            const key = keyOf(request.query, request.operationName ?? undefined);
+            if (this.records.has(key)) return Promise.resolve();
+            // A client sending ever new documents only restarts the records, as the planner's are few.
+            if (this.records.size >= this.cap) this.records.clear();
+            this.records.set(key, { document, operation, operationName, queryHash, schema });
+            return Promise.resolve();
+          },
+        }),
+    };
+  }
+
+  /** Records held now, for tests. */
+  get size(): number {
+    return this.records.size;
+  }
+
+  /**
+   * The prepared record for a request, when layer B may take it: a body of a query string with
+   * optional variables (an object) and operation name (a string), nothing else Apollo checks the
+   * shape of, an `Accept` Apollo answers with JSON, and an operation the full path has prepared.
+   */
+  match(body: unknown, headers: IncomingHttpHeaders): { prepared: Prepared; request: Eligible } | undefined {
+    if (this.executor === undefined || typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return undefined;
+    }
+    const { query, operationName, variables, extensions } = body as Record<string, unknown>;
+    if (typeof query !== 'string' || extensions !== undefined) return undefined;
+    if (operationName !== undefined && typeof operationName !== 'string') return undefined;
+    if (
+      variables !== undefined &&
+      (typeof variables !== 'object' || variables === null || Array.isArray(variables))
+    ) {
+      return undefined;
+    }
+    if (!JSON_ACCEPTS.has(headers.accept) || headers['apollo-query-plan-experimental'] !== undefined) {
+      return undefined;
+    }
+    const prepared = this.records.get(keyOf(query, operationName));
+    if (prepared === undefined || prepared.operation.operation === OperationTypeNode.SUBSCRIPTION)
+      return undefined;
+    return { prepared, request: body as Eligible };
+  }
+
+  /**
+   * Runs a matched request with its context (as Apollo's context function built it): answered
+   * here when it succeeds, else handed to Apollo (see the class's comment).
+   */
+  async run(
+    { prepared, request }: { prepared: Prepared; request: Eligible },
+    context: GatewayContext,
+  ): Promise<PreparedOutcome> {
+    const { document, operation, schema } = prepared;
+    const { client, headers } = context;
+    const variables = request.variables;
+    const anonymous = !headers.authorization && !headers['x-api-key']?.trim();
+    if (client !== undefined && anonymous && operation.operation === OperationTypeNode.MUTATION) {
+      return { kind: 'apollo' };
+    }
+    if (Object.keys(argumentErrors(schema, document, operation, variables ?? {})).length > 0) {
+      return { kind: 'apollo' };
+    }
+    if (
+      client !== undefined &&
+      !this.checks.withinCost(schema, document, variables, prepared.operationName ?? undefined)
+    ) {
+      return { kind: 'apollo' };
+    }
+    let decisions: readonly RateDecision[] = [];
+    if (client !== undefined) {
+      decisions = (await client.counting) ?? [];
+      if (decisions.some((decision) => !decision.allowed)) return { kind: 'apollo' };
+    }
+
+    const overallCachePolicy = newCachePolicy();
+    const gatewayRequest: GatewayRequestContext['request'] = { query: request.query };
+    if ('operationName' in request) gatewayRequest.operationName = request.operationName;
+    if ('variables' in request) gatewayRequest.variables = request.variables;
+    let result: ExecutionResult;
+    try {
+      const requestContext: GatewayRequestContext = {
+        request: gatewayRequest,
+        logger: this.checks.logger,
+        schema,
+        schemaHash: undefined as unknown as GatewayRequestContext['schemaHash'],
+        context,
+        cache: undefined as unknown as GatewayRequestContext['cache'],
+        queryHash: prepared.queryHash,
+        document,
+        source: request.query,
+        operationName: prepared.operationName,
+        operation,
+        metrics: {},
+        overallCachePolicy,
+        requestIsBatched: false,
+      };
+      result = await this.executor!(requestContext);
+    } catch (thrown) {
+      (context as HandedOver)[PRECOMPUTED] = { thrown };
+      return { kind: 'apollo' };
+    }
+    if ((result.errors !== undefined && result.errors.length > 0) || result.extensions !== undefined) {
+      (context as HandedOver)[PRECOMPUTED] = { result };
+      return { kind: 'apollo' };
+    }
+    const answerHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(rateLimitHeaders(decisions)))
+      answerHeaders[name.toLowerCase()] = value;
+    const cacheable = overallCachePolicy.policyIfCacheable();
+    answerHeaders['cache-control'] =
+      cacheable === null ? 'no-store' : `max-age=${cacheable.maxAge}, ${cacheable.scope.toLowerCase()}`;
+    answerHeaders['content-type'] = JSON_TYPE;
+    this.checks.answered(operation, prepared.operationName ?? request.operationName ?? '', 'success');
+    return {
+      kind: 'answered',
+      answer: { headers: answerHeaders, body: `${JSON.stringify({ data: result.data })}\n` },
+    };
+  }
+}
+
+function keyOf(query: string, operationName: string | undefined): string {
+  return `${operationName ?? ''}\u0000${query}`;
+}
