@@ -32,14 +32,20 @@ interface Prepared {
   /** The operation's own name, or null for an anonymous one. */
   operationName: string | null;
   queryHash: string;
+  /** The document's text. */
+  source: string;
   schema: GraphQLSchema;
 }
 
-/** A body layer B may take: a query string, and nothing it would have to check the shape of. */
+/**
+ * A body layer B may take: a query string or a persisted query's hash (not both), and nothing it
+ * would have to check the shape of.
+ */
 interface Eligible {
-  query: string;
+  query?: string;
   operationName?: string;
   variables?: Record<string, unknown>;
+  extensions?: { persistedQuery: { version: 1; sha256Hash: string } };
 }
 
 /** The `Accept` values answered as `application/json; charset=utf-8`, as Apollo negotiates them. */
@@ -105,6 +111,13 @@ export type PreparedOutcome =
 
 export class PreparedOperations {
   private readonly records = new Map<string, Prepared>();
+  /**
+   * The same records by their document's SHA-256, for persisted queries sent by hash (the REST
+   * adapter's): Apollo holds every document it has validated by that hash too, and answers one it
+   * has let go of with PERSISTED_QUERY_NOT_FOUND; this serves it as long as it holds the record,
+   * which only ever spares the client sending the document again.
+   */
+  private readonly byHash = new Map<string, Prepared>();
   private executor?: GatewayExecutor;
 
   constructor(
@@ -128,7 +141,10 @@ export class PreparedOperations {
       if ('result' in executed) return executed.result;
       throw executed.thrown;
     };
-    gateway.onSchemaLoadOrUpdate(() => this.records.clear());
+    gateway.onSchemaLoadOrUpdate(() => {
+      this.records.clear();
+      this.byHash.clear();
+    });
   }
 
   /** Remembers every operation the full path resolved (so parsed and validated) for later requests. */
@@ -145,14 +161,20 @@ export class PreparedOperations {
             queryHash,
             schema,
           }) => {
-            if (operation === undefined || typeof request.query !== 'string' || source !== request.query) {
+            if (operation === undefined || source === undefined || queryHash === undefined) {
               return Promise.resolve();
             }
-            const key = keyOf(request.query, request.operationName ?? undefined);
+            const named = request.operationName ?? undefined;
+            const key = keyOf(source, named);
             if (this.records.has(key)) return Promise.resolve();
             // A client sending ever new documents only restarts the records, as the planner's are few.
-            if (this.records.size >= this.cap) this.records.clear();
-            this.records.set(key, { document, operation, operationName, queryHash, schema });
+            if (this.records.size >= this.cap) {
+              this.records.clear();
+              this.byHash.clear();
+            }
+            const prepared = { document, operation, operationName, queryHash, source, schema };
+            this.records.set(key, prepared);
+            this.byHash.set(keyOf(queryHash, named), prepared);
             return Promise.resolve();
           },
         }),
@@ -174,7 +196,10 @@ export class PreparedOperations {
       return undefined;
     }
     const { query, operationName, variables, extensions } = body as Record<string, unknown>;
-    if (typeof query !== 'string' || extensions !== undefined) return undefined;
+    const hash = persistedHashOf(extensions);
+    if (query === undefined ? hash === undefined : typeof query !== 'string' || extensions !== undefined) {
+      return undefined;
+    }
     if (operationName !== undefined && typeof operationName !== 'string') return undefined;
     if (
       variables !== undefined &&
@@ -185,10 +210,12 @@ export class PreparedOperations {
     if (!JSON_ACCEPTS.has(headers.accept) || headers['apollo-query-plan-experimental'] !== undefined) {
       return undefined;
     }
-    const prepared = this.records.get(keyOf(query, operationName));
+    let prepared: Prepared | undefined;
+    if (typeof query === 'string') prepared = this.records.get(keyOf(query, operationName));
+    else if (hash !== undefined) prepared = this.byHash.get(keyOf(hash, operationName));
     if (prepared === undefined || prepared.operation.operation === OperationTypeNode.SUBSCRIPTION)
       return undefined;
-    return { prepared, request: body as Eligible };
+    return { prepared, request: body };
   }
 
   /**
@@ -222,7 +249,10 @@ export class PreparedOperations {
     }
 
     const overallCachePolicy = newCachePolicy();
-    const gatewayRequest: GatewayRequestContext['request'] = { query: request.query };
+    // As Apollo hands the request to its gateway: the fields the client sent, no others.
+    const gatewayRequest: GatewayRequestContext['request'] = {};
+    if ('query' in request) gatewayRequest.query = request.query;
+    if ('extensions' in request) gatewayRequest.extensions = request.extensions;
     if ('operationName' in request) gatewayRequest.operationName = request.operationName;
     if ('variables' in request) gatewayRequest.variables = request.variables;
     let result: ExecutionResult;
@@ -236,7 +266,7 @@ export class PreparedOperations {
         cache: undefined as unknown as GatewayRequestContext['cache'],
         queryHash: prepared.queryHash,
         document,
-        source: request.query,
+        source: prepared.source,
         operationName: prepared.operationName,
         operation,
         metrics: {},
@@ -265,6 +295,19 @@ export class PreparedOperations {
       answer: { headers: answerHeaders, body: `${JSON.stringify({ data: result.data })}\n` },
     };
   }
+}
+
+/** A persisted query's hash, when `extensions` holds exactly a version 1 one. */
+function persistedHashOf(extensions: unknown): string | undefined {
+  if (typeof extensions !== 'object' || extensions === null || Array.isArray(extensions)) return undefined;
+  const keys = Object.keys(extensions);
+  if (keys.length !== 1 || keys[0] !== 'persistedQuery') return undefined;
+  const persisted = (extensions as { persistedQuery: unknown }).persistedQuery;
+  if (typeof persisted !== 'object' || persisted === null) return undefined;
+  const { version, sha256Hash } = persisted as { version?: unknown; sha256Hash?: unknown };
+  if (version !== 1 || typeof sha256Hash !== 'string' || Object.keys(persisted).length !== 2)
+    return undefined;
+  return sha256Hash;
 }
 
 function keyOf(query: string, operationName: string | undefined): string {

@@ -184,6 +184,21 @@ describe('the gateway front door answers POST /graphql exactly as express does',
           },
         }),
       },
+      'the plans by their hash, once registered': {
+        body: json({
+          extensions: {
+            persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(PLANS).digest('hex') },
+          },
+        }),
+      },
+      'a hash with another extension': {
+        body: json({
+          extensions: {
+            persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(PLANS).digest('hex') },
+            other: true,
+          },
+        }),
+      },
       'a batch': { body: json([{ query: PLANS }, { query: PLANS }]) },
       'an empty body': { body: '' },
       'a scalar body': { body: '42' },
