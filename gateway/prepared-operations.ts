@@ -7,6 +7,7 @@ import type { Logger } from '../common/logger';
 import { rateLimitHeaders, type RateDecision } from '../common/rate-budget';
 import type { GatewayContext } from './header-forwarding.data-source';
 import { argumentErrors } from './input-guard.plugin';
+import type { CostCheck } from './query-limits';
 
 /**
  * Layer B of docs/design/gateway-fast-path.md: an operation the gateway has already parsed and
@@ -87,12 +88,7 @@ function newCachePolicy() {
 /** What the checks of the full path need, as functions of the files that own them. */
 export interface PreparedChecks {
   /** Whether the cost estimate lets the operation through (the cost plugin of query-limits.ts). */
-  withinCost(
-    schema: GraphQLSchema,
-    document: DocumentNode,
-    variables: Record<string, unknown> | undefined,
-    operationName: string | undefined,
-  ): boolean;
+  withinCost: CostCheck;
   /** Counts an answered operation, as the metrics plugin does (gateway-metrics.ts). */
   answered(operation: OperationDefinitionNode, operationName: string, result: 'success'): void;
   logger: Logger;

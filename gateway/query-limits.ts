@@ -104,6 +104,14 @@ function variablesError(error: unknown): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
 }
 
+/** The cost plugin's rule as a function: whether it lets a client's operation through. */
+export type CostCheck = (
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined,
+) => boolean;
+
 /**
  * The gateway's bounds on every operation, before it is planned: tokens by graphql-js's own
  * parser (which stops reading at the limit), depth, aliases and directives through graphql-armor's
@@ -118,13 +126,7 @@ export function queryLimitOptions(
   plugins: ApolloServerPlugin<GatewayContext>[];
   validationRules: ValidationRule[];
   parseOptions: { maxTokens: number };
-  /** The cost plugin's rule as a function: whether it lets a client's operation through. */
-  withinCost(
-    schema: GraphQLSchema,
-    document: DocumentNode,
-    variables: Record<string, unknown> | undefined,
-    operationName: string | undefined,
-  ): boolean;
+  withinCost: CostCheck;
 } {
   const armor = new ApolloArmor({
     maxDepth: { n: limits.maxDepth },
