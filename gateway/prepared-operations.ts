@@ -7,6 +7,7 @@ import type { Logger } from '../common/logger';
 import { rateLimitHeaders, type RateDecision } from '../common/rate-budget';
 import type { GatewayContext } from './header-forwarding.data-source';
 import { argumentErrors } from './input-guard.plugin';
+import { sentWithoutCredential } from './rate-limit';
 import type { CostCheck } from './query-limits';
 
 /**
@@ -108,10 +109,10 @@ export type PreparedOutcome =
 export class PreparedOperations {
   private readonly records = new Map<string, Prepared>();
   /**
-   * The same records by their document's SHA-256, for persisted queries sent by hash (the REST
-   * adapter's): Apollo holds every document it has validated by that hash too, and answers one it
-   * has let go of with PERSISTED_QUERY_NOT_FOUND; this serves it as long as it holds the record,
-   * which only ever spares the client sending the document again.
+   * The records of documents registered as persisted queries, by their SHA-256, for requests sent
+   * by hash alone (the REST adapter's). Apollo answers a hash it has let go of with
+   * PERSISTED_QUERY_NOT_FOUND; this serves it as long as it holds the record, which only ever
+   * spares the client sending the document again.
    */
   private readonly byHash = new Map<string, Prepared>();
   private executor?: GatewayExecutor;
@@ -143,43 +144,37 @@ export class PreparedOperations {
     });
   }
 
-  /** Remembers every operation the full path resolved (so parsed and validated) for later requests. */
+  /**
+   * Remembers every operation the full path is about to execute (so parsed, validated and let
+   * through by every plugin) for later requests; by its hash too when it came as a persisted
+   * query, which Apollo has then registered by that hash (after the same checks).
+   */
   plugin(): ApolloServerPlugin<GatewayContext> {
     return {
       requestDidStart: () =>
         Promise.resolve({
-          didResolveOperation: ({
-            source,
-            request,
-            document,
-            operation,
-            operationName,
-            queryHash,
-            schema,
-          }) => {
+          executionDidStart: ({ source, request, document, operation, operationName, queryHash, schema }) => {
             if (operation === undefined || source === undefined || queryHash === undefined) {
               return Promise.resolve();
             }
             const named = request.operationName ?? undefined;
             const key = keyOf(source, named);
-            if (this.records.has(key)) return Promise.resolve();
-            // A client sending ever new documents only restarts the records, as the planner's are few.
-            if (this.records.size >= this.cap) {
-              this.records.clear();
-              this.byHash.clear();
+            let prepared = this.records.get(key);
+            if (prepared === undefined) {
+              // A client sending ever new documents only restarts the records, as the planner's are few.
+              if (this.records.size >= this.cap) {
+                this.records.clear();
+                this.byHash.clear();
+              }
+              prepared = { document, operation, operationName, queryHash, source, schema };
+              this.records.set(key, prepared);
             }
-            const prepared = { document, operation, operationName, queryHash, source, schema };
-            this.records.set(key, prepared);
-            this.byHash.set(keyOf(queryHash, named), prepared);
+            if (request.extensions?.persistedQuery !== undefined)
+              this.byHash.set(keyOf(queryHash, named), prepared);
             return Promise.resolve();
           },
         }),
     };
-  }
-
-  /** Records held now, for tests. */
-  get size(): number {
-    return this.records.size;
   }
 
   /**
@@ -225,8 +220,11 @@ export class PreparedOperations {
     const { document, operation, schema } = prepared;
     const { client, headers } = context;
     const variables = request.variables;
-    const anonymous = !headers.authorization && !headers['x-api-key']?.trim();
-    if (client !== undefined && anonymous && operation.operation === OperationTypeNode.MUTATION) {
+    if (
+      client !== undefined &&
+      sentWithoutCredential(headers) &&
+      operation.operation === OperationTypeNode.MUTATION
+    ) {
       return { kind: 'apollo' };
     }
     if (Object.keys(argumentErrors(schema, document, operation, variables ?? {})).length > 0) {
@@ -271,12 +269,10 @@ export class PreparedOperations {
       };
       result = await this.executor!(requestContext);
     } catch (thrown) {
-      (context as HandedOver)[PRECOMPUTED] = { thrown };
-      return { kind: 'apollo' };
+      return handOver(request, prepared, context, { thrown });
     }
     if ((result.errors !== undefined && result.errors.length > 0) || result.extensions !== undefined) {
-      (context as HandedOver)[PRECOMPUTED] = { result };
-      return { kind: 'apollo' };
+      return handOver(request, prepared, context, { result });
     }
     const answerHeaders: Record<string, string> = {};
     for (const [name, value] of Object.entries(rateLimitHeaders(decisions)))
@@ -291,6 +287,22 @@ export class PreparedOperations {
       answer: { headers: answerHeaders, body: `${JSON.stringify({ data: result.data })}\n` },
     };
   }
+}
+
+/**
+ * Hands an executed request to Apollo with what the executor came to. A request sent by hash
+ * alone gets its document too: Apollo may have let the hash go meanwhile, and would then answer
+ * PERSISTED_QUERY_NOT_FOUND for an operation already run, which its client would send again.
+ */
+function handOver(
+  request: Eligible,
+  prepared: Prepared,
+  context: GatewayContext,
+  executed: Executed,
+): PreparedOutcome {
+  request.query ??= prepared.source;
+  (context as HandedOver)[PRECOMPUTED] = executed;
+  return { kind: 'apollo' };
 }
 
 /** A persisted query's hash, when `extensions` holds exactly a version 1 one. */

@@ -73,6 +73,11 @@ export function rateLimitedError(decisions: readonly RateDecision[], language: T
   });
 }
 
+/** A request with neither a bearer credential nor an API key: its mutations are page writes. */
+export function sentWithoutCredential(headers: GatewayContext['headers']): boolean {
+  return !headers.authorization && !headers['x-api-key']?.trim();
+}
+
 /**
  * The gateway's side of the platform's budgets (common/rate-budget.ts): every client operation,
  * over HTTP or graphql-ws, is counted against the budget of the credential it carries, in the very
@@ -232,8 +237,7 @@ export class GatewayRateLimits {
             const { client, headers } = contextValue;
             if (client === undefined) return;
             const decisions = [...((await client.counting) ?? [])];
-            const anonymous = !headers.authorization && !headers['x-api-key']?.trim();
-            if (anonymous && operation?.operation === OperationTypeNode.MUTATION) {
+            if (sentWithoutCredential(headers) && operation?.operation === OperationTypeNode.MUTATION) {
               decisions.push(await budgets.take(policies.publicWrites, addressIdentity(client.address)));
             }
             const refused = refusalOf(decisions);

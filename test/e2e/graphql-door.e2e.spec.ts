@@ -113,7 +113,11 @@ describe('the gateway front door answers POST /graphql exactly as express does',
   });
 
   const PLANS = '{ plans { key name product monthlyPriceIqd } }';
+  const MISSING = '00000000-0000-4000-8000-000000000000';
   const json = (body: unknown) => JSON.stringify(body);
+  const persisted = (query: string) => ({
+    persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') },
+  });
 
   /** name → the request; each is sent to both gateways with one request id. */
   const corpus = (): Record<
@@ -191,6 +195,22 @@ describe('the gateway front door answers POST /graphql exactly as express does',
           },
         }),
       },
+      'a ticket query by its hash, never registered': {
+        headers: tickets,
+        body: json({ variables: { id: ticketId }, extensions: persisted(ticket) }),
+      },
+      'a missing ticket, registered with its document': {
+        headers: tickets,
+        body: json({ query: ticket, variables: { id: MISSING }, extensions: persisted(ticket) }),
+      },
+      'a missing ticket by its hash': {
+        headers: tickets,
+        body: json({ variables: { id: MISSING }, extensions: persisted(ticket) }),
+      },
+      'a ticket by its hash': {
+        headers: tickets,
+        body: json({ variables: { id: ticketId }, extensions: persisted(ticket) }),
+      },
       'a hash with another extension': {
         body: json({
           extensions: {
@@ -223,7 +243,7 @@ describe('the gateway front door answers POST /graphql exactly as express does',
       },
       'a ticket that does not exist': {
         headers: tickets,
-        body: json({ query: ticket, variables: { id: '00000000-0000-4000-8000-000000000000' } }),
+        body: json({ query: ticket, variables: { id: MISSING } }),
       },
       'a ticket by id that is not one': {
         headers: tickets,
