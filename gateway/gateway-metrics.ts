@@ -125,8 +125,12 @@ export class GatewayMetrics {
 
   /** An operation answered without going through Apollo's plugins (gateway/prepared-operations.ts). */
   answered(operation: OperationDefinitionNode, name: string, result: 'success' | 'error' | 'refused'): void {
+    this.countOperation(operation.operation, name, result);
+  }
+
+  private countOperation(type: string, name: string, result: 'success' | 'error' | 'refused'): void {
     this.operations.inc({
-      operation_type: operation.operation,
+      operation_type: type,
       operation_name: this.operationNames.value(name === '' ? 'anonymous' : name),
       result,
     });
@@ -152,15 +156,7 @@ export class GatewayMetrics {
               result = code === 'RATE_LIMITED' ? 'refused' : 'error';
             }
             const name = operationName ?? sent?.name?.value ?? request.operationName ?? '';
-            if (sent === undefined) {
-              this.operations.inc({
-                operation_type: 'unknown',
-                operation_name: this.operationNames.value(name === '' ? 'anonymous' : name),
-                result,
-              });
-            } else {
-              this.answered(sent, name, result);
-            }
+            this.countOperation(sent?.operation ?? 'unknown', name, result);
             return Promise.resolve();
           },
         }),

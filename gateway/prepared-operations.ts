@@ -75,10 +75,6 @@ function newCachePolicy() {
       }
       if (hint.scope !== undefined && this.scope !== 'PRIVATE') this.scope = hint.scope;
     },
-    replace(hint: { maxAge?: number; scope?: 'PUBLIC' | 'PRIVATE' }) {
-      if (hint.maxAge !== undefined) this.maxAge = hint.maxAge;
-      if (hint.scope !== undefined) this.scope = hint.scope;
-    },
     policyIfCacheable() {
       if (this.maxAge === undefined || this.maxAge === 0) return null;
       return { maxAge: this.maxAge, scope: this.scope ?? 'PUBLIC' };
