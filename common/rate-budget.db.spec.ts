@@ -13,6 +13,7 @@ import {
   type RatePolicy,
 } from './rate-budget';
 import { connectRedis } from './redis';
+import { listenOnLoopback } from '../test/support/loopback';
 
 /** A logger whose lines are kept, to see what a budget warns about. */
 function recordingLogger() {
@@ -153,9 +154,7 @@ describe('RateBudgets without Redis', () => {
       held.push(socket);
       socket.resume();
     });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const address = silent.address() as { port: number };
-    const mute = new Redis(`redis://127.0.0.1:${address.port}`, {
+    const mute = new Redis(`redis://127.0.0.1:${await listenOnLoopback(silent)}`, {
       enableReadyCheck: false,
       maxRetriesPerRequest: 0,
     });

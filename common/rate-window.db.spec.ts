@@ -3,6 +3,7 @@ import { connect, createServer, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { connectRedis } from './redis';
 import { countInWindow } from './rate-window';
+import { listenOnLoopback } from '../test/support/loopback';
 
 const redisUrl = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 
@@ -31,8 +32,7 @@ describe('countInWindow on a real Redis', () => {
       client.on('error', () => upstream.destroy());
       upstream.on('error', () => client.destroy());
     });
-    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
-    const far = new Redis(`redis://127.0.0.1:${(slow.address() as { port: number }).port}`);
+    const far = new Redis(`redis://127.0.0.1:${await listenOnLoopback(slow)}`);
     await far.ping();
     const pipelines = jest.spyOn(far, 'pipeline');
     try {
@@ -64,8 +64,7 @@ describe('countInWindow on a real Redis', () => {
       held.push(socket);
       socket.resume();
     });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const mute = new Redis(`redis://127.0.0.1:${(silent.address() as { port: number }).port}`, {
+    const mute = new Redis(`redis://127.0.0.1:${await listenOnLoopback(silent)}`, {
       enableReadyCheck: false,
       maxRetriesPerRequest: 0,
     });

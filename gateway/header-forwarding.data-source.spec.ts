@@ -1,5 +1,4 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
 import {
@@ -11,6 +10,7 @@ import {
   type SubgraphCacheHint,
 } from './header-forwarding.data-source';
 import { subgraphFetcher } from './subgraph-fetcher';
+import { closeServer, loopbackUrl } from '../test/support/loopback';
 
 const SECRET = 'internal-secret-of-this-test-0000000000';
 
@@ -92,14 +92,12 @@ describe('HeaderForwardingDataSource beside the same data source on Apollo’s p
         res.writeHead(answer.status, answer.headers).end(answer.body);
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await loopbackUrl(server);
   });
 
   afterAll(async () => {
     fetcher.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await closeServer(server);
   });
 
   async function outcome(

@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { Fetcher } from '@apollo/utils.fetcher';
 import { recordingLogger } from '../test/support/recording-logger';
@@ -15,6 +14,7 @@ import {
 } from './header-forwarding.data-source';
 import { fetchKey, InflightFetches, isQueryOnly, mayShareFetch } from './inflight-fetches';
 import { subgraphFetcher } from './subgraph-fetcher';
+import { closeServer, loopbackUrl } from '../test/support/loopback';
 
 /** A subgraph stand-in that holds every request until told to answer, so joining is not a race. */
 class HeldSubgraph {
@@ -33,8 +33,7 @@ class HeldSubgraph {
       });
     });
     const server = this.server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    this.url = await loopbackUrl(server);
   }
 
   /** Answers held requests, the oldest `count`: a 502 on `/broken`, nothing on `/silent`, else the body echoed. */
@@ -51,8 +50,7 @@ class HeldSubgraph {
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+    if (this.server !== undefined) await closeServer(this.server);
   }
 }
 

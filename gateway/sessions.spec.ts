@@ -1,9 +1,9 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { SESSION_ID_HEADER, SESSION_USER_HEADER } from '../contracts/identity/session';
 import { waitUntil } from '../test/support/wait';
 import { InflightJoin } from '../common/inflight-join';
 import { SessionResolver, type Principal } from './sessions';
+import { closeServer, loopbackUrl } from '../test/support/loopback';
 
 /** The identity subgraph's stand-in: holds each look-up until released, so joining is no race. */
 class HeldIdentity {
@@ -20,8 +20,7 @@ class HeldIdentity {
         this.held.push(res);
       });
     }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+    this.url = `${await loopbackUrl(server)}/graphql`;
   }
 
   release(userId: string): void {
@@ -32,8 +31,7 @@ class HeldIdentity {
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+    if (this.server !== undefined) await closeServer(this.server);
   }
 }
 

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { freePorts } from '../test/support/processes';
 import { subgraphFetcher } from './subgraph-fetcher';
+import { closeServer, loopbackUrl } from '../test/support/loopback';
 
 describe('subgraphFetcher against a local HTTP server', () => {
   let server: Server;
@@ -24,14 +24,12 @@ describe('subgraphFetcher against a local HTTP server', () => {
         res.end(JSON.stringify({ data: { echo: JSON.parse(body) as unknown } }));
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await loopbackUrl(server);
   });
 
   afterAll(async () => {
     fetcher.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await closeServer(server);
   });
 
   it('POSTs the body and headers and answers like fetch', async () => {

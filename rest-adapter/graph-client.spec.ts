@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Request } from 'express';
 import { InflightJoin } from '../common/inflight-join';
 import type { JsonHttpAnswer } from '../common/json-http';
 import { waitUntil } from '../test/support/wait';
 import { GraphClient, operation } from './graph-client';
+import { closeServer, loopbackUrl } from '../test/support/loopback';
 
 /** The gateway's stand-in: holds each call until released, then answers who asked and what. */
 class HeldGateway {
@@ -24,8 +24,7 @@ class HeldGateway {
         this.held.push({ req, body, res });
       });
     }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+    this.url = `${await loopbackUrl(server)}/graphql`;
   }
 
   release(): void {
@@ -44,8 +43,7 @@ class HeldGateway {
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+    if (this.server !== undefined) await closeServer(this.server);
   }
 }
 

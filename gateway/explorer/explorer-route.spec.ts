@@ -1,6 +1,5 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, get, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -8,6 +7,7 @@ import express from 'express';
 import { recordingLogger } from '../../test/support/recording-logger';
 import { EXPLORER_MANIFEST, readExplorerBundle, type ExplorerBundle } from './explorer-bundle';
 import { mountExplorer } from './explorer-route';
+import { closeServer, loopbackUrl } from '../../test/support/loopback';
 
 const BROWSER_ACCEPT =
   'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8';
@@ -18,13 +18,11 @@ async function serve(bundle: ExplorerBundle | undefined): Promise<{ url: string;
   mountExplorer(app, bundle, recordingLogger().logger);
   app.use('/graphql', (_req, res) => void res.status(400).json({ reachedApollo: true }));
   const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+  return { url: await loopbackUrl(server), server };
 }
 
 async function stop(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await closeServer(server);
 }
 
 describe('the explorer’s route in front of /graphql', () => {

@@ -1,7 +1,6 @@
 import { EventEmitter, on } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createContext, Script } from 'node:vm';
 import { GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
@@ -9,6 +8,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { projectRoot } from '../../common/paths';
 import { waitUntil } from '../../test/support/wait';
+import { loopbackUrl } from '../../test/support/loopback';
 
 /** What `assets/live.js` takes and gives, as the pages use it. */
 interface LiveOptions {
@@ -152,8 +152,7 @@ async function startServer() {
     // No ws-level keep-alive: only the protocol's own pings are under test.
     0,
   );
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  server.url = `ws://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
+  server.url = `${await loopbackUrl(http, 'ws')}/graphql`;
   return server;
 }
 

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { loadConfig } from '../../common/config';
 import { UnavailableError } from '../../common/errors';
@@ -10,6 +9,7 @@ import { graphErrorToHttp } from '../../rest-adapter/http-errors';
 import { pdfFonts, pdfInfo, pdfRawText } from '../support/pdf';
 import { waitUntil } from '../support/wait';
 import { CvRenderer, rendererOptionsFrom, type RendererOptions } from '../../subgraphs/cv/render/renderer';
+import { closeServer, loopbackUrl } from '../support/loopback';
 
 const OPTIONS: RendererOptions = rendererOptionsFrom(loadConfig({}));
 
@@ -161,8 +161,7 @@ describe('CvRenderer on one shared Chromium', () => {
       res.end('body { color: red }');
     });
     server.on('connection', () => (connections += 1));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const base = await loopbackUrl(server);
     try {
       const pdf = await renderer.pdf(
         document(
@@ -183,8 +182,7 @@ describe('CvRenderer on one shared Chromium', () => {
       expect(connections).toBe(0);
       expect(pdfRawText(pdf)).toContain('Still here');
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await closeServer(server);
     }
   });
 

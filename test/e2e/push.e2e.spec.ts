@@ -1,11 +1,11 @@
 import { createECDH, randomBytes, type ECDH } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import webpush from 'web-push';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
 import { waitUntil } from '../support/wait';
+import { closeServer, loopbackUrl } from '../support/loopback';
 
 // http_ece ships no types; this is the one call the test needs from it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -34,13 +34,11 @@ class FakePushService {
         res.writeHead(req.url?.startsWith('/gone/') ? 410 : 201).end();
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = await loopbackUrl(this.server);
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+    if (this.server !== undefined) await closeServer(this.server);
   }
 }
 

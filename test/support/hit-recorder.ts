@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { loopbackUrl } from './loopback';
 
 /** A local HTTP server that answers everything and remembers each path asked for. */
 export class HitRecorder {
@@ -11,8 +11,7 @@ export class HitRecorder {
       this.hits.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
       res.writeHead(200, { 'content-type': 'text/plain' }).end('recorded');
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return loopbackUrl(this.server);
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, loopbackUrl } from './loopback';
 
 /** One span as an OTLP/HTTP JSON export carries it, with the service that sent it. */
 export interface ReceivedSpan {
@@ -93,14 +93,12 @@ export class OtlpReceiver {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return loopbackUrl(this.server);
   }
 
   async stop(): Promise<void> {
     if (this.server === undefined) return;
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server!.close(resolve));
+    await closeServer(this.server);
     this.server = undefined;
   }
 

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, loopbackUrl } from './loopback';
 
 export interface ProviderRequest {
   headers: IncomingHttpHeaders;
@@ -33,12 +33,10 @@ export class SmsProvider {
         res.writeHead(answered, { 'content-type': 'application/json' }).end('{"accepted":true}');
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/messages`;
+    return `${await loopbackUrl(this.server)}/messages`;
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+    if (this.server !== undefined) await closeServer(this.server);
   }
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhook, type WebhookVerdict } from '../../contracts/tickets/webhook-signature';
+import { closeServer } from './loopback';
 
 export interface ReceivedWebhook {
   at: number;
@@ -54,8 +55,7 @@ export class WebhookReceiver {
 
   async stop(): Promise<void> {
     if (this.server === undefined) return;
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server!.close(resolve));
+    await closeServer(this.server);
     this.server = undefined;
   }
 

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +14,7 @@ import { sampleCvDocument } from '../sample-cv';
 import { DESIGNS, DESIGN_SLUGS, type DesignSlug } from './designs';
 import { renderCvHtml, type RenderInput } from './document';
 import { LABELS } from './format';
+import { closeServer, loopbackUrl } from '../../../test/support/loopback';
 
 const run = promisify(execFile);
 
@@ -198,6 +198,7 @@ describe('the CV designs printed by Chromium', () => {
 
   describe('a CV full of addresses of a local server', () => {
     let server: Server;
+    let origin: string;
     const hits: string[] = [];
 
     beforeAll(async () => {
@@ -205,15 +206,14 @@ describe('the CV designs printed by Chromium', () => {
         hits.push(request.url ?? '');
         response.end('x');
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      origin = await loopbackUrl(server);
     });
 
     afterAll(async () => {
-      await new Promise((resolve) => server.close(resolve));
+      await closeServer(server);
     });
 
     it.each(['ar', 'en'] as const)('makes Chromium ask for nothing (%s)', async (locale) => {
-      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const hostile = [
         `<img src="${origin}/img">`,
         `url(${origin}/css)`,
