@@ -639,13 +639,18 @@ describe('two replicas of every process behind HAProxy', () => {
     const duplicatesBefore = (await duplicateWebhooks()).length;
     const textsBefore = duplicateTexts().length;
     const pids = Object.fromEntries(KINDS.map((kind) => [kind, [sets[kind].pid(0), sets[kind].pid(1)]]));
+    /** When each replica was told to stop, was gone, and was back in service: a failure names where it fell. */
+    const restarts: { replica: string; stopAt: number; goneAt: number; backAt: number }[] = [];
     await underLoad(async () => {
       await sleep(2_000);
       for (const kind of KINDS) {
         for (const i of [0, 1]) {
+          const stopAt = Date.now();
           await sets[kind].stop(i);
+          const goneAt = Date.now();
           await sets[kind].start(i);
           if (BALANCED.includes(kind)) await balancer.waitForServer(kind, i, 'UP');
+          restarts.push({ replica: `${kind}-${i}`, stopAt, goneAt, backAt: Date.now() });
         }
       }
     });
@@ -662,7 +667,17 @@ describe('two replicas of every process behind HAProxy', () => {
     const errors = mine.filter(
       (a) => !(a.status >= 200 && a.status < 300) && !(a.what === 'REST ring' && a.status === 429),
     );
-    expect(errors.map((a) => ({ what: a.what, status: a.status, body: a.body.slice(0, 300) }))).toEqual([]);
+    expect(
+      errors.map((a) => ({
+        what: a.what,
+        status: a.status,
+        body: a.body.slice(0, 300),
+        // The restarts the request was sent during or just after, in ms from SIGTERM and from the exit.
+        during: restarts
+          .filter((r) => a.at >= r.stopAt - 1_000 && a.at <= r.backAt + 1_000)
+          .map((r) => `${r.replica} +${a.at - r.stopAt} ms from stop, ${a.at - r.goneAt} ms from exit`),
+      })),
+    ).toEqual([]);
     await expectNoTicketLost();
     // Nothing was killed: no send may be repeated.
     expect((await duplicateWebhooks()).length).toBe(duplicatesBefore);
