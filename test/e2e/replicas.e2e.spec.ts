@@ -667,17 +667,32 @@ describe('two replicas of every process behind HAProxy', () => {
     const errors = mine.filter(
       (a) => !(a.status >= 200 && a.status < 300) && !(a.what === 'REST ring' && a.status === 429),
     );
-    expect(
-      errors.map((a) => ({
+    expect({
+      errors: errors.map((a) => ({
         what: a.what,
         status: a.status,
+        retryAfter: a.retryAfter,
         body: a.body.slice(0, 300),
-        // The restarts the request was sent during or just after, in ms from SIGTERM and from the exit.
+        // The restarts the request was sent during or just after, in ms from SIGTERM, from the exit
+        // and from HAProxy seeing the new process up.
         during: restarts
           .filter((r) => a.at >= r.stopAt - 1_000 && a.at <= r.backAt + 1_000)
-          .map((r) => `${r.replica} +${a.at - r.stopAt} ms from stop, ${a.at - r.goneAt} ms from exit`),
+          .map(
+            (r) =>
+              `${r.replica} +${a.at - r.stopAt} ms from stop, ${a.at - r.goneAt} ms from exit, ${a.at - r.backAt} ms from back`,
+          ),
       })),
-    ).toEqual([]);
+      // What HAProxy saw around them: which server it took out or found dead, and what it answered itself.
+      haproxy:
+        errors.length === 0
+          ? []
+          : balancer
+              .linesBetween(
+                Math.min(...errors.map((a) => a.at)) - 5_000,
+                Math.max(...errors.map((a) => a.at)) + 5_000,
+              )
+              .map((l) => `+${l.at - started} ms ${l.line.slice(0, 300)}`),
+    }).toEqual({ errors: [], haproxy: [] });
     await expectNoTicketLost();
     // Nothing was killed: no send may be repeated.
     expect((await duplicateWebhooks()).length).toBe(duplicatesBefore);

@@ -132,6 +132,8 @@ export interface LoadBalancer {
   /** Resolves once HAProxy's checks see the server `status`. */
   waitForServer(service: string, index: number, status: 'UP' | 'DOWN', timeoutMs?: number): Promise<void>;
   output(): string;
+  /** What HAProxy logged (server state changes, requests that ended abnormally) between two times. */
+  linesBetween(from: number, to: number): { at: number; line: string }[];
   stop(): Promise<void>;
 }
 
@@ -153,8 +155,19 @@ export async function startLoadBalancer(services: readonly BalancedService[]): P
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  // Each line carries when it arrived: HAProxy's raw log stamps requests but not a server's state changes.
+  const stamped: { at: number; line: string }[] = [];
+  let partial = '';
+  const take = (chunk: Buffer): void => {
+    const text = chunk.toString();
+    output += text;
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    const at = Date.now();
+    for (const line of lines) if (line !== '') stamped.push({ at, line });
+  };
+  child.stdout?.on('data', take);
+  child.stderr?.on('data', take);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const stats = async (): Promise<string[][]> => {
@@ -196,6 +209,7 @@ export async function startLoadBalancer(services: readonly BalancedService[]): P
         `haproxy seeing ${service}-${index} ${status}`,
       ),
     output: () => output,
+    linesBetween: (from, to) => stamped.filter((l) => l.at >= from && l.at <= to),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
