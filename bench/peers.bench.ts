@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { join } from 'node:path';
+import { projectRoot } from '../common/paths';
 import { startStack } from '../tools/stack';
 import { benchEnv, childRunning } from './bench-stack';
 import { flag, load, textFlag, type LoadResult } from './load';
@@ -27,12 +29,18 @@ import { comparable, seed, workloads, type Workload } from './peers/workloads';
  * client request cost. Rounds interleave the gateways (the order rotates each round) so drift of the
  * shared machine falls on all three alike; figures are medians over rounds.
  *
- *   npm run build && npm run bench:peers -- [--rounds 3] [--seconds 5] [--subscribers 1000] [--idle 10000]
- *                                           [--workloads 'ticket by id,ticket create']
+ *   npm run build && npm run bench:peers -- [--rounds 3] [--seconds 5] [--settle 1] [--subscribers 1000] [--idle 10000]
+ *                                           [--workloads 'ticket by id,ticket create'] [--connections 1]
+ *                                           [--profile /tmp/nida-prof]
+ *
+ * `--settle` is the seconds of unmeasured load each gateway gets just before each measured slice
+ * (0: none), so a slice sees that gateway in the workload's steady state whatever ran before it.
  *
  * `--workloads` runs only the workloads whose names hold one of the comma-separated texts, and
  * the subscription fan-out only when one of them is `subscriptions`: a narrower run for comparing
- * one change, not the issue's figures.
+ * one change, not the issue's figures; so does `--connections`, which keeps one of 1 and 50.
+ * `--profile` writes a CPU profile of this gateway over the measured rounds into that folder
+ * (summarised by `node dist/bench/cpu-profile.js`).
  *
  * Targets, on every workload: ours ≥ 1.5 × Apollo's req/s, ≤ 0.7 × Apollo's CPU per request,
  * ≥ 1.0 × Hive's req/s.
@@ -124,9 +132,22 @@ async function slice(
   connections: number,
   seconds: number,
   subgraphMetrics: string[],
+  settleSeconds: number,
 ): Promise<Omit<Slice, 'round'>> {
   let i = 0;
   const next = () => workload.call(gateway.url, i++);
+  // Not counted: the gateway is brought back to this workload's steady state. A round takes
+  // minutes, longer than what a gateway keeps in memory for a credential (60 s) and in Redis (300 s),
+  // and the slice before was another gateway's load on the shared subgraphs and database: without
+  // this, a slice's first requests paid for lookups and leftovers that steady traffic never pays,
+  // and whichever gateway came first in a round paid for the round before.
+  if (settleSeconds > 0) {
+    await load(`${workload.name} on ${gateway.name}, settling`, next, {
+      seconds: settleSeconds,
+      concurrency: connections,
+      ok: graphOk,
+    });
+  }
   const servedBefore = await graphqlRequestsServed(subgraphMetrics);
   const cpuBefore = cpuSeconds(gateway.pid);
   const machineBefore = machineBusySeconds();
@@ -235,6 +256,10 @@ function compare(rows: Row[], slices: Slice[]) {
 async function main(): Promise<void> {
   const rounds = flag('rounds', 3);
   const seconds = flag('seconds', 5);
+  const settleIndex = process.argv.indexOf('--settle');
+  const settle = settleIndex === -1 ? 1 : Number(process.argv[settleIndex + 1]);
+  if (!Number.isFinite(settle) || settle < 0)
+    throw new Error('--settle takes the seconds of unmeasured load before each slice (0 for none)');
   const subscribers = flag('subscribers', 1000);
   const idle = flag('idle', 10_000);
   // Every per-credential budget raised so load is not turned into 429s; the gateway still counts.
@@ -246,7 +271,17 @@ async function main(): Promise<void> {
     SIGNUP_RATE_LIMIT: unlimited,
     PUBLIC_WRITE_RATE_LIMIT: unlimited,
   });
-  const stack = await startStack(env);
+  const profileDir = textFlag('profile');
+  // Only this gateway is profiled, and only over the measured rounds (bench/cpu-profiler.ts).
+  const stack = await startStack(
+    profileDir === undefined
+      ? env
+      : {
+          ...env,
+          NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${join(projectRoot(), 'dist', 'bench', 'cpu-profiler.js')}`,
+          BENCH_CPU_PROFILE_DIR: profileDir,
+        },
+  );
   const peers: PeerProcess[] = [];
   try {
     // The peers get the stack's subgraph addresses and internal secret, nothing else of it (no
@@ -296,6 +331,7 @@ async function main(): Promise<void> {
     process.stderr.write('seeding\n');
     const seeded = await seed(stack, env);
     const only = textFlag('workloads')?.split(',');
+    const onlyConnections = textFlag('connections') === undefined ? undefined : flag('connections', 1);
     const all = workloads(seeded).filter(
       (w) => only === undefined || only.some((text) => w.name.includes(text)),
     );
@@ -309,17 +345,20 @@ async function main(): Promise<void> {
     // Warm-up, not counted: each gateway plans and caches each operation and its JIT settles.
     for (const workload of all) {
       for (const gateway of gateways.filter((g) => serves(g, workload))) {
-        await slice(gateway, workload, 50, 1, subgraphMetrics);
+        await slice(gateway, workload, 50, 1, subgraphMetrics, 0);
       }
     }
 
+    if (profileDir !== undefined) process.kill(ours.pid, 'SIGUSR2');
     const slices: Slice[] = [];
     for (let round = 1; round <= rounds; round++) {
       const order = gateways.map((_, i) => gateways[(i + round - 1) % gateways.length]!);
       for (const workload of all) {
-        for (const connections of workload.connections) {
+        for (const connections of workload.connections.filter(
+          (c) => onlyConnections === undefined || c === onlyConnections,
+        )) {
           for (const gateway of order.filter((g) => serves(g, workload))) {
-            const result = await slice(gateway, workload, connections, seconds, subgraphMetrics);
+            const result = await slice(gateway, workload, connections, seconds, subgraphMetrics, settle);
             slices.push({ ...result, round });
             process.stderr.write(
               `round ${round} ${gateway.name.padEnd(6)} ${workload.name} ×${connections}: ${result.perSecond} req/s, p99 ${result.p99Ms} ms, ${result.cpuSecondsPer1k} CPU s/1k, ${result.errors} errors\n`,
@@ -344,7 +383,7 @@ async function main(): Promise<void> {
     const rows = summarise(slices);
     const ratios = compare(rows, slices);
     process.stdout.write(
-      `${JSON.stringify({ rounds, seconds, rows, ratios, subscriptions, slices }, null, 2)}\n\n${report(rows, ratios, subscriptions, idle)}\n`,
+      `${JSON.stringify({ rounds, seconds, settle, rows, ratios, subscriptions, slices }, null, 2)}\n\n${report(rows, ratios, subscriptions, idle)}\n`,
     );
   } finally {
     for (const peer of peers) await peer.stop();
