@@ -39,6 +39,19 @@ export function benchEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   };
 }
 
+/**
+ * `env` with bench/cpu-profiler.ts preloaded into every process of the stack when `profileDir` is
+ * given: each profiles itself from SIGUSR2 until it exits, into that folder.
+ */
+export function profiledEnv(env: NodeJS.ProcessEnv, profileDir: string | undefined): NodeJS.ProcessEnv {
+  if (profileDir === undefined) return env;
+  return {
+    ...env,
+    NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${join(projectRoot(), 'dist', 'bench', 'cpu-profiler.js')}`,
+    BENCH_CPU_PROFILE_DIR: profileDir,
+  };
+}
+
 /** Runs the compiled admin CLI and returns its JSON, as an operator would. */
 export function admin(env: NodeJS.ProcessEnv, ...args: string[]): Record<string, unknown> {
   const result = spawnSync(process.execPath, [join(projectRoot(), 'dist', 'tools', 'admin.js'), ...args], {

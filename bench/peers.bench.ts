@@ -1,8 +1,6 @@
 import 'reflect-metadata';
-import { join } from 'node:path';
-import { projectRoot } from '../common/paths';
 import { startStack } from '../tools/stack';
-import { benchEnv, childRunning } from './bench-stack';
+import { benchEnv, childRunning, profiledEnv } from './bench-stack';
 import { flag, load, textFlag, type LoadResult } from './load';
 import {
   idleConnectionMemory,
@@ -273,15 +271,7 @@ async function main(): Promise<void> {
   });
   const profileDir = textFlag('profile');
   // Only this gateway is profiled, and only over the measured rounds (bench/cpu-profiler.ts).
-  const stack = await startStack(
-    profileDir === undefined
-      ? env
-      : {
-          ...env,
-          NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${join(projectRoot(), 'dist', 'bench', 'cpu-profiler.js')}`,
-          BENCH_CPU_PROFILE_DIR: profileDir,
-        },
-  );
+  const stack = await startStack(profiledEnv(env, profileDir));
   const peers: PeerProcess[] = [];
   try {
     // The peers get the stack's subgraph addresses and internal secret, nothing else of it (no

@@ -6,7 +6,7 @@ import { internalCredentialHeaders } from '../common/internal-credential';
 import { projectRoot } from '../common/paths';
 import { CREATE_TICKET, TICKET_BY_ID } from '../rest-adapter/tickets/tickets.operations';
 import { startStack } from '../tools/stack';
-import { admin, benchEnv, childRunning } from './bench-stack';
+import { admin, benchEnv, childRunning, profiledEnv } from './bench-stack';
 import { flag, load, textFlag, type HttpCall, type LoadResult } from './load';
 
 /**
@@ -175,15 +175,7 @@ async function main(): Promise<void> {
   const ticketCount = flag('tickets', 1);
   // The document's 120 a minute per key would turn the load into 429s.
   const env = benchEnv({ TICKETS_RATE_LIMIT: '100000000' });
-  const stack = await startStack(
-    profileDir === undefined
-      ? env
-      : {
-          ...env,
-          NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${join(projectRoot(), 'dist', 'bench', 'cpu-profiler.js')}`,
-          BENCH_CPU_PROFILE_DIR: profileDir,
-        },
-  );
+  const stack = await startStack(profiledEnv(env, profileDir));
   try {
     const venue = admin(env, 'venue', 'create', '--name', 'Bench Burger', '--plan', 'growth');
     const branch = admin(env, 'branch', 'create', '--venue', String(venue.id), '--name', 'Bench counter');
