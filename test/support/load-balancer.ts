@@ -157,17 +157,20 @@ export async function startLoadBalancer(services: readonly BalancedService[]): P
   let output = '';
   // Each line carries when it arrived: HAProxy's raw log stamps requests but not a server's state changes.
   const stamped: { at: number; line: string }[] = [];
-  let partial = '';
-  const take = (chunk: Buffer): void => {
-    const text = chunk.toString();
-    output += text;
-    const lines = (partial + text).split('\n');
-    partial = lines.pop() ?? '';
-    const at = Date.now();
-    for (const line of lines) if (line !== '') stamped.push({ at, line });
+  // One per stream, so a line split across chunks of one is never joined to the other's.
+  const lineReader = (): ((chunk: Buffer) => void) => {
+    let partial = '';
+    return (chunk) => {
+      const text = chunk.toString();
+      output += text;
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      const at = Date.now();
+      for (const line of lines) if (line !== '') stamped.push({ at, line });
+    };
   };
-  child.stdout?.on('data', take);
-  child.stderr?.on('data', take);
+  child.stdout?.on('data', lineReader());
+  child.stderr?.on('data', lineReader());
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   const stats = async (): Promise<string[][]> => {
