@@ -24,7 +24,7 @@ describe('LiveFeed on a Redis of the test’s own', () => {
   const got: string[] = [];
   const sockets = new Set<FakeSocket>();
   const receivers: LiveFeedReceivers = {
-    hub: { dispatch: (event: LiveEvent) => got.push(`hub ${event.id}`), subscribers: 0 },
+    hub: { dispatch: (event: LiveEvent) => got.push(`hub ${event.id}`), subscribers: 1 },
     access: { announce: (message: string) => got.push(`access ${message}`) },
     sockets,
     logger: createLogger({ service: 'test', level: 'silent' }),

@@ -6,11 +6,11 @@ import { recordingLogger } from '../../test/support/recording-logger';
 const PREFIX = 'spec:';
 
 /** The hub and the access registry as the feed hands them messages: what each got, in order. */
-function recordingReceivers(sockets: { close(code: number, reason: string): void }[] = []) {
+function recordingReceivers(sockets: { close(code: number, reason: string): void }[] = [], subscribers = 12) {
   const got: string[] = [];
   const { logger, lines } = recordingLogger<{ level: number; msg: string; subscribers?: number }>();
   const receivers: LiveFeedReceivers = {
-    hub: { dispatch: (event: LiveEvent) => got.push(`hub ${event.id}`), subscribers: 12 },
+    hub: { dispatch: (event: LiveEvent) => got.push(`hub ${event.id}`), subscribers },
     access: { announce: (message: string) => got.push(`access ${message}`) },
     sockets,
     logger,
@@ -38,6 +38,17 @@ describe('liveFeedHandlers: what the live server does with each message of its R
     expect(got).toEqual(['hub e3']);
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines.map((line) => line.msg)).toEqual(['unreadable live event']);
+  });
+
+  it('reads no live event while the process has no subscriber, and still hands access announcements on', async () => {
+    const { receivers, got, lines } = recordingReceivers([], 0);
+    const handlers = liveFeedHandlers(PREFIX, receivers);
+    handlers.message(liveEventsChannel(PREFIX), eventJson('e4'));
+    handlers.message(liveEventsChannel(PREFIX), '{not json');
+    handlers.message(accessChannel(PREFIX), '{"venueId":8}');
+    expect(got).toEqual(['access {"venueId":8}']);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines).toEqual([]);
   });
 
   it('closes every open socket with 1013 when the subscription is lost, and says how many subscribers it had', async () => {
