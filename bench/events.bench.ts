@@ -135,24 +135,32 @@ async function roundOn(pool: Pool, trigger: Trigger): Promise<Round> {
   return { triggeredAt, eventAt: reached, arrivals };
 }
 
-/** Latencies of every message of every round, and each round's last. */
+/** Latencies of every message of every round, each round's last, and each round's p99. */
 class Timings {
   private readonly all: number[] = [];
   private readonly lastPerRound: number[] = [];
+  private readonly p99PerRound: number[] = [];
 
   add(round: number[]): void {
     this.all.push(...round);
     this.lastPerRound.push(Math.max(...round));
+    this.p99PerRound.push(percentile([...round].sort((a, b) => a - b), 99));
   }
 
   summary() {
     const all = [...this.all].sort((a, b) => a - b);
-    const last = [...this.lastPerRound].sort((a, b) => a - b);
+    const median = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return round2(sorted[Math.floor(sorted.length / 2)] ?? 0);
+    };
     return {
       p50Ms: percentile(all, 50),
       p99Ms: percentile(all, 99),
+      // Pooled, one slow round (a collection, a neighbour's burst) owns the top 1% of every
+      // round's messages; the median of the rounds' own p99s is the run's figure the targets use.
+      p99MedianOfRoundsMs: median(this.p99PerRound),
       maxMs: round2(all[all.length - 1] ?? 0),
-      lastSubscriberMedianMs: round2(last[Math.floor(last.length / 2)] ?? 0),
+      lastSubscriberMedianMs: median(this.lastPerRound),
     };
   }
 }
@@ -376,7 +384,9 @@ async function main(): Promise<void> {
     const at = (n: number) =>
       levels.find((l) => l.subscribers === n) as
         { p99Ms: number; gatewayKiBPerIdleSubscriber: number; fanOut: { p99Ms: number } } | undefined;
-    const largest = levels.at(-1) as { subscribers: number; fanOut: { p99Ms: number } } | undefined;
+    const largest = levels.at(-1) as
+      | { subscribers: number; fanOut: { p99Ms: number; p99MedianOfRoundsMs: number } }
+      | undefined;
     const checks = [
       { check: 'p99 at 1,000 subscribers ≤ 100 ms', value: at(1_000)?.p99Ms, limit: 100 },
       { check: 'p99 at 10,000 subscribers ≤ 250 ms', value: at(10_000)?.p99Ms, limit: 250 },
@@ -387,16 +397,20 @@ async function main(): Promise<void> {
       },
       { check: 'first webhook attempt p95 ≤ 200 ms', value: webhook.p95Ms, limit: 200 },
       {
-        check: `fan-out p99 at ${largest?.subscribers ?? 0} subscribers ÷ the floor's p99 ≤ 1.15`,
+        check: `fan-out p99 at ${largest?.subscribers ?? 0} subscribers ÷ the floor's p99 ≤ 1.15 (medians of the rounds' p99s)`,
         value:
           largest !== undefined && floorFigures !== undefined
-            ? round2(largest.fanOut.p99Ms / floorFigures.p99Ms)
+            ? round2(largest.fanOut.p99MedianOfRoundsMs / floorFigures.p99MedianOfRoundsMs)
             : undefined,
         limit: 1.15,
       },
     ].map((c) => ({ ...c, pass: c.value !== undefined && c.value <= c.limit }));
+    const pooledFanOutRatio =
+      largest !== undefined && floorFigures !== undefined
+        ? round2(largest.fanOut.p99Ms / floorFigures.p99Ms)
+        : undefined;
     process.stdout.write(
-      `${JSON.stringify({ webhook, subscriptions: levels, floor: floorFigures, checks }, null, 2)}\n`,
+      `${JSON.stringify({ webhook, subscriptions: levels, floor: floorFigures, checks, pooledFanOutRatio }, null, 2)}\n`,
     );
   } finally {
     await db.end().catch(() => undefined);
