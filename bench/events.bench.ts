@@ -144,7 +144,12 @@ class Timings {
   add(round: number[]): void {
     this.all.push(...round);
     this.lastPerRound.push(Math.max(...round));
-    this.p99PerRound.push(percentile([...round].sort((a, b) => a - b), 99));
+    this.p99PerRound.push(
+      percentile(
+        [...round].sort((a, b) => a - b),
+        99,
+      ),
+    );
   }
 
   summary() {
@@ -385,8 +390,7 @@ async function main(): Promise<void> {
       levels.find((l) => l.subscribers === n) as
         { p99Ms: number; gatewayKiBPerIdleSubscriber: number; fanOut: { p99Ms: number } } | undefined;
     const largest = levels.at(-1) as
-      | { subscribers: number; fanOut: { p99Ms: number; p99MedianOfRoundsMs: number } }
-      | undefined;
+      { subscribers: number; fanOut: { p99Ms: number; p99MedianOfRoundsMs: number } } | undefined;
     const checks = [
       { check: 'p99 at 1,000 subscribers ≤ 100 ms', value: at(1_000)?.p99Ms, limit: 100 },
       { check: 'p99 at 10,000 subscribers ≤ 250 ms', value: at(10_000)?.p99Ms, limit: 250 },
