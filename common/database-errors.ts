@@ -71,6 +71,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
+/** Whether the statement gave up waiting for a lock (`lock_timeout`, SQLSTATE 55P03). */
+export function isLockTimeout(error: unknown): boolean {
+  return codeOf(chainOf(error)) === '55P03';
+}
+
 /**
  * Translates a database failure into the platform's error model, once for every subgraph
  * (STYLE: MikroORM's exception converter, one level up): refused values become BAD_USER_INPUT,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '../../../common/database';
+import { isLockTimeout } from '../../../common/database-errors';
 import { TicketSource, type TicketStatus } from '../../../contracts/tickets/ticket.limits';
 import type { FeedbackPayload } from './ticket-events';
 import { TicketOutbox } from './ticket-outbox';
@@ -77,16 +78,33 @@ export class TicketRepository {
 
   /**
    * Holds an Idempotency-Key until this transaction ends; false while another live transaction
-   * holds it. A transaction-scoped advisory lock, not a row: a request whose process is killed
-   * mid-way has its transaction aborted by Postgres and the key is free at once, where a claim row
-   * would stay behind until it was deemed abandoned.
+   * holds it past `waitMs`. A transaction-scoped advisory lock, not a row: a request whose process
+   * is killed mid-way has its transaction aborted by Postgres and the key is free at once, where a
+   * claim row would stay behind until it was deemed abandoned. A key another transaction holds is
+   * waited for (at most `waitMs`), so a repeat sent while the first is committing (a load
+   * balancer retrying a POST whose first door died) reads what the first left instead of a 409.
+   * A wait that runs out aborts this transaction: false is its last answer.
    */
-  async lockIdempotencyKey(branchId: number, key: string): Promise<boolean> {
+  async lockIdempotencyKey(branchId: number, key: string, waitMs = 0): Promise<boolean> {
+    const params = [branchId, key, IDEMPOTENCY_LOCK_SEED];
     const [row] = await this.em.execute<{ locked: boolean }[]>(
       `select pg_try_advisory_xact_lock(hashtextextended(?::text || ':' || ?::text, ?)) as locked`,
-      [branchId, key, IDEMPOTENCY_LOCK_SEED],
+      params,
     );
-    return row?.locked === true;
+    if (row?.locked === true) return true;
+    if (waitMs <= 0) return false;
+    await this.em.execute(`set local lock_timeout = ${Math.ceil(waitMs)}`);
+    try {
+      await this.em.execute(
+        `select pg_advisory_xact_lock(hashtextextended(?::text || ':' || ?::text, ?))`,
+        params,
+      );
+    } catch (error) {
+      if (isLockTimeout(error)) return false;
+      throw error;
+    }
+    await this.em.execute('set local lock_timeout to default');
+    return true;
   }
 
   /** The unexpired record of a key a completed request left; read under lockIdempotencyKey. */

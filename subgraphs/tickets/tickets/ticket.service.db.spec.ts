@@ -4,7 +4,7 @@ import { useSchemaDatabase } from '../../../test/support/database';
 import { rejection } from '../../../test/support/rejection';
 import type { Principal } from '../access';
 import { TicketRepository } from './ticket.repository';
-import { TicketService } from './ticket.service';
+import { IDEMPOTENCY_WAIT_MS, TicketService } from './ticket.service';
 import { VenueService } from '../venues';
 
 describe('TicketService on real Postgres', () => {
@@ -154,6 +154,28 @@ describe('TicketService on real Postgres', () => {
         expect(error).toBeInstanceOf(ConflictError);
       });
       expect((await tickets().create(branch, {}, 'busy')).replayed).toBe(false);
+    });
+
+    it('has a repeat wait for the first request with its key, then replay what it committed', async () => {
+      const branch = await newBranch();
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      let first: Promise<{ replayed: boolean; ticket: { id: number } }> | undefined;
+      let repeat: Promise<{ replayed: boolean; ticket: { id: number } }> | undefined;
+      let repeatSent = 0;
+      // The branch's row held elsewhere keeps the first create (which numbers its ticket there) from
+      // committing while it holds the key: a repeat arrives meanwhile, as a balancer's retry does.
+      await db.orm.em.fork().transactional(async (em) => {
+        await em.execute('select id from tickets.branches where id = ? for update', [branch.branchId]);
+        first = tickets().create(branch, {}, 'retried');
+        await pause(200);
+        repeatSent = Date.now();
+        repeat = tickets().create(branch, {}, 'retried');
+        await pause(300);
+      });
+      const [a, b] = await Promise.all([first!, repeat!]);
+      expect([a.replayed, b.replayed]).toEqual([false, true]);
+      expect(b.ticket.id).toBe(a.ticket.id);
+      expect(Date.now() - repeatSent).toBeLessThan(IDEMPOTENCY_WAIT_MS);
     });
 
     it('takes over at once a key whose first request died before its commit', async () => {

@@ -13,6 +13,14 @@ import { TOKEN } from '../../../common/patterns';
 import { IDEMPOTENCY_HOURS } from '../../../contracts/tickets/ticket.limits';
 import { say } from '../../../common/messages';
 
+/**
+ * How long a repeat of a create waits for the first request with its Idempotency-Key to end. A
+ * first request normally commits within milliseconds; its repeat is most often a load balancer or
+ * POS retrying because the door it first went through died, and then it should read the ticket
+ * the first one made (a replay) rather than a 409 the POS must retry again.
+ */
+export const IDEMPOTENCY_WAIT_MS = 2_000;
+
 /** A ticket of the caller's branch, by id or by the calling system's order id. */
 export type TicketRef = { id: number } | { externalId: string };
 
@@ -99,16 +107,16 @@ export class TicketService {
   }
 
   /**
-   * A create under an Idempotency-Key, in one transaction that holds the key (409 for a concurrent
-   * repeat, at once rather than waiting), replays what a completed request with it created, or
-   * creates the ticket and remembers the key. Nothing is written before the commit, so a refused
+   * A create under an Idempotency-Key, in one transaction that holds the key (a concurrent repeat
+   * waits up to IDEMPOTENCY_WAIT_MS for the first to end, then 409), replays what a completed
+   * request with it created, or creates the ticket and remembers the key. Nothing is written before the commit, so a refused
    * request can be corrected and sent again with the same key, and a request cut off by a crash
    * leaves nothing a retry would have to wait for.
    */
   private createOnce(principal: Principal, checked: CheckedRequest, key: string): Promise<CreatedTicket> {
     const hash = requestHash(checked);
     return this.tickets.transaction(async (tx) => {
-      if (!(await tx.tickets.lockIdempotencyKey(principal.branchId, key))) {
+      if (!(await tx.tickets.lockIdempotencyKey(principal.branchId, key, IDEMPOTENCY_WAIT_MS))) {
         throw new ConflictError(
           'A request with this Idempotency-Key is still being processed. Retry shortly.',
         );
