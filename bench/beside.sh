@@ -26,6 +26,15 @@ declare -A args=(
   [cv]="${CV_ARGS:---seconds 5}"
   [render]="${RENDER_ARGS:---exports 200}"
 )
+# One benchmark on one checkout, from a fresh database and no Redis keys of a run before, so
+# neither build reads the other's rows.
+run_once() {
+  local checkout=$1 bench=$2 log=$3
+  psql -h 127.0.0.1 -U postgres -qc 'drop database if exists nida_bench with (force)' >/dev/null 2>&1 || true
+  redis-cli -h 127.0.0.1 --scan --pattern 'bench:*' 2>/dev/null | xargs -r redis-cli -h 127.0.0.1 del >/dev/null 2>&1 || true
+  # shellcheck disable=SC2086
+  (cd "$checkout" && node "dist/bench/$bench.bench.js" ${args[$bench]}) >"$log" 2>&1
+}
 for bench in tickets limits events boards cv render; do
   for round in $(seq 1 "$rounds"); do
     order=("$here" "$other")
@@ -34,20 +43,13 @@ for bench in tickets limits events boards cv render; do
       label=$([[ "$checkout" == "$here" ]] && echo head || echo other)
       log="$out/$bench-$label-$round.txt"
       echo "beside: $bench on $label ($checkout), round $round → $log" >&2
-      # A benchmark's own database is made afresh by each run, so neither build reads the other's rows.
-      psql -h 127.0.0.1 -U postgres -qc 'drop database if exists nida_bench with (force)' >/dev/null 2>&1 || true
-      redis-cli -h 127.0.0.1 --scan --pattern 'bench:*' 2>/dev/null | xargs -r redis-cli -h 127.0.0.1 del >/dev/null 2>&1 || true
       # A stack whose ports or children from the benchmark before are still closing can miss its
       # start-up deadline; such a run is tried once more after they are gone, and says so.
-      # shellcheck disable=SC2086
-      if ! (cd "$checkout" && node "dist/bench/$bench.bench.js" ${args[$bench]}) >"$log" 2>&1; then
+      if ! run_once "$checkout" "$bench" "$log"; then
         echo "beside: $bench on $label failed (kept in $log.failed); trying it once more" >&2
         mv "$log" "$log.failed"
         sleep 10
-        psql -h 127.0.0.1 -U postgres -qc 'drop database if exists nida_bench with (force)' >/dev/null 2>&1 || true
-        # shellcheck disable=SC2086
-        (cd "$checkout" && node "dist/bench/$bench.bench.js" ${args[$bench]}) >"$log" 2>&1 ||
-          echo "beside: $bench on $label failed again (see $log)" >&2
+        run_once "$checkout" "$bench" "$log" || echo "beside: $bench on $label failed again (see $log)" >&2
       fi
     done
   done

@@ -109,9 +109,9 @@ export class TicketService {
   /**
    * A create under an Idempotency-Key, in one transaction that holds the key (a concurrent repeat
    * waits up to IDEMPOTENCY_WAIT_MS for the first to end, then 409), replays what a completed
-   * request with it created, or creates the ticket and remembers the key. Nothing is written before the commit, so a refused
-   * request can be corrected and sent again with the same key, and a request cut off by a crash
-   * leaves nothing a retry would have to wait for.
+   * request with it created, or creates the ticket and remembers the key. Nothing is written before
+   * the commit, so a refused request can be corrected and sent again with the same key, and a
+   * request cut off by a crash leaves nothing a retry would have to wait for.
    */
   private createOnce(principal: Principal, checked: CheckedRequest, key: string): Promise<CreatedTicket> {
     const hash = requestHash(checked);
