@@ -51,7 +51,45 @@ export interface GatewayContext {
   };
 }
 
-type SubgraphResponse = Awaited<ReturnType<RemoteGraphQLDataSource<GatewayContext>['process']>>;
+export type SubgraphResponse = Awaited<ReturnType<RemoteGraphQLDataSource<GatewayContext>['process']>>;
+
+/** What one subgraph fetch came to: its answer, or what sending it threw. */
+export type SettledFetch = { response: SubgraphResponse } | { thrown: unknown };
+
+/** Where a request carries a fetch already sent for it (prepared-operations.ts's single fetch). */
+const PREFETCHED = Symbol('prefetched subgraph answer');
+type Prefetched = { subgraph: string; query: string; settled: SettledFetch };
+type WithPrefetched = Partial<GatewayContext> & { [PREFETCHED]?: Prefetched };
+
+/**
+ * Gives the executor's fetch of `query` from `subgraph` for this request the answer already in
+ * hand instead of sending it again, once: an operation is never run twice for one request.
+ */
+export function holdPrefetched(
+  context: GatewayContext,
+  subgraph: string,
+  query: string,
+  settled: SettledFetch,
+) {
+  (context as WithPrefetched)[PREFETCHED] = { subgraph, query, settled };
+}
+
+async function answerOf(settled: SettledFetch): Promise<SubgraphResponse> {
+  if ('thrown' in settled) throw settled.thrown;
+  return Promise.resolve(settled.response);
+}
+
+function takePrefetched(
+  options: GraphQLDataSourceProcessOptions<GatewayContext>,
+  subgraph: string,
+): SettledFetch | undefined {
+  const context = options.context as WithPrefetched;
+  const held = context[PREFETCHED];
+  if (held === undefined || held.subgraph !== subgraph || held.query !== options.request.query)
+    return undefined;
+  delete context[PREFETCHED];
+  return held.settled;
+}
 
 /** What a subgraph's answer tells the client operation's cache policy. */
 export interface SubgraphCacheHint {
@@ -113,6 +151,8 @@ export class HeaderForwardingDataSource extends RemoteGraphQLDataSource<GatewayC
   override process(
     options: GraphQLDataSourceProcessOptions<GatewayContext>,
   ): ReturnType<RemoteGraphQLDataSource<GatewayContext>['process']> {
+    const prefetched = takePrefetched(options, this.subgraphName);
+    if (prefetched !== undefined) return answerOf(prefetched);
     return inSpan(
       `subgraph ${this.subgraphName}`,
       { attributes: { 'graphql.federation.subgraph.name': this.subgraphName } },

@@ -1,11 +1,29 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { ApolloGateway } from '@apollo/gateway';
+import type {
+  ApolloGateway,
+  Experimental_DidResolveQueryPlanCallback,
+  GraphQLDataSource,
+} from '@apollo/gateway';
+// Not re-exported by the package's index; the data sources' own module.
+import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
-import { OperationTypeNode } from 'graphql';
+import {
+  BREAK,
+  getNamedType,
+  isAbstractType,
+  Kind,
+  OperationTypeNode,
+  parse,
+  print,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
+import { getVariableValues } from 'graphql/execution/values';
 import type { Logger } from '../common/logger';
 import { rateLimitHeaders, type RateDecision } from '../common/rate-budget';
-import type { GatewayContext } from './header-forwarding.data-source';
+import { holdPrefetched, type GatewayContext, type SettledFetch } from './header-forwarding.data-source';
 import { argumentErrors } from './input-guard.plugin';
 import { sentWithoutCredential } from './rate-limit';
 import type { CostCheck } from './query-limits';
@@ -37,6 +55,21 @@ interface Prepared {
   /** The document's text. */
   source: string;
   schema: GraphQLSchema;
+  /**
+   * The operation's one subgraph fetch when the subgraph's answer is the client's answer as it
+   * stands (`singleFetchOf`); null when it is not; undefined until the executor has planned it.
+   */
+  single?: SingleFetch | null;
+}
+
+/** A query plan of one fetch whose selection is the client's own (see `singleFetchOf`). */
+interface SingleFetch {
+  subgraph: string;
+  dataSource: GraphQLDataSource;
+  query: string;
+  operationName: string | undefined;
+  document: DocumentNode | undefined;
+  variableUsages: readonly string[];
 }
 
 /**
@@ -112,6 +145,8 @@ export class PreparedOperations {
    */
   private readonly byHash = new Map<string, Prepared>();
   private executor?: GatewayExecutor;
+  /** What the gateway's result shaping may change in a subgraph's answer (`reshapedBySupergraph`). */
+  private reshaped: ReadonlySet<string> = new Set();
 
   constructor(
     private readonly checks: PreparedChecks,
@@ -134,10 +169,23 @@ export class PreparedOperations {
       if ('result' in executed) return executed.result;
       throw executed.thrown;
     };
-    gateway.onSchemaLoadOrUpdate(() => {
+    gateway.onSchemaLoadOrUpdate(({ coreSupergraphSdl }) => {
       this.records.clear();
       this.byHash.clear();
+      this.reshaped = reshapedBySupergraph(coreSupergraphSdl);
     });
+    // The executor reports each plan it is about to run, fresh or from its store: the first one
+    // of a prepared operation decides whether later requests may skip the executor altogether.
+    const hooked = gateway as unknown as { experimental_didResolveQueryPlan?: DidResolveQueryPlan };
+    const earlier = hooked.experimental_didResolveQueryPlan;
+    hooked.experimental_didResolveQueryPlan = (options) => {
+      earlier?.(options);
+      const { source, request } = options.requestContext;
+      if (source === undefined) return;
+      const prepared = this.records.get(keyOf(source, request.operationName ?? undefined));
+      if (prepared === undefined || prepared.single !== undefined) return;
+      prepared.single = singleFetchOf(options.queryPlan, options.serviceMap, prepared, this.reshaped);
+    };
   }
 
   /**
@@ -263,7 +311,10 @@ export class PreparedOperations {
         overallCachePolicy,
         requestIsBatched: false,
       };
-      result = await this.executor!(requestContext);
+      result =
+        prepared.single !== undefined && prepared.single !== null
+          ? await this.fetchOnce(prepared.single, requestContext)
+          : await this.executor!(requestContext);
     } catch (thrown) {
       return handOver(request, prepared, context, { thrown });
     }
@@ -282,6 +333,54 @@ export class PreparedOperations {
       kind: 'answered',
       answer: { headers: answerHeaders, body: `${JSON.stringify({ data: result.data })}\n` },
     };
+  }
+
+  /**
+   * Runs an operation whose plan is one fetch of the client's own selection: the subgraph's answer,
+   * when it has data and no errors, is the client's, and goes out without the executor, which would
+   * only copy it field by field (docs/design/gateway-fast-path.md, step 5). Any other answer, or a
+   * failure to send, goes to the executor with the fetch already settled (`holdPrefetched`), so it
+   * shapes errors as always and the subgraph is never asked twice.
+   */
+  private async fetchOnce(
+    single: SingleFetch,
+    requestContext: GatewayRequestContext,
+  ): Promise<ExecutionResult> {
+    const given = requestContext.request.variables ?? {};
+    const definitions = requestContext.operation.variableDefinitions;
+    // Variables the operation cannot take are the executor's to refuse, before any fetch.
+    if (definitions !== undefined && definitions.length > 0) {
+      if (getVariableValues(requestContext.schema, definitions, given).errors !== undefined) {
+        return this.executor!(requestContext);
+      }
+    }
+    // As executeQueryPlan picks them: those the fetch uses, given and not undefined.
+    const variables: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const name of single.variableUsages) {
+      if (Object.prototype.hasOwnProperty.call(given, name) && given[name] !== undefined)
+        variables[name] = given[name];
+    }
+    const context = requestContext.context as GatewayContext;
+    let settled: SettledFetch;
+    try {
+      const response = await single.dataSource.process({
+        kind: GraphQLDataSourceRequestKind.INCOMING_OPERATION,
+        request: { query: single.query, variables, operationName: single.operationName, http: undefined },
+        incomingRequestContext: requestContext,
+        context,
+        document: single.document,
+        pathInIncomingRequest: [],
+      });
+      const { data, errors } = response;
+      if ((errors === undefined || errors.length === 0) && typeof data === 'object' && data !== null) {
+        return { data };
+      }
+      settled = { response };
+    } catch (thrown) {
+      settled = { thrown };
+    }
+    holdPrefetched(context, single.subgraph, single.query, settled);
+    return this.executor!(requestContext);
   }
 }
 
@@ -316,4 +415,124 @@ function persistedHashOf(extensions: unknown): string | undefined {
 
 function keyOf(query: string, operationName: string | undefined): string {
   return `${operationName ?? ''}\u0000${query}`;
+}
+
+type DidResolveQueryPlan = Experimental_DidResolveQueryPlanCallback;
+type QueryPlan = Parameters<DidResolveQueryPlan>[0]['queryPlan'];
+
+/**
+ * The fields and types whose values the gateway's result shaping may change on their way from a
+ * subgraph to the client, read from the supergraph: a field a subgraph declares with another type
+ * than the graph's (`@join__field(type: …)`, so another nullability), and an enum with a value the
+ * clients do not see (`@inaccessible`), which shaping would refuse. `Type.field` or `Type`.
+ */
+export function reshapedBySupergraph(supergraphSdl: string): Set<string> {
+  const reshaped = new Set<string>();
+  const document = parse(supergraphSdl, { noLocation: true });
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.ENUM_TYPE_DEFINITION || definition.kind === Kind.ENUM_TYPE_EXTENSION) {
+      if (
+        definition.values?.some((value) => value.directives?.some((d) => d.name.value === 'inaccessible'))
+      ) {
+        reshaped.add(definition.name.value);
+      }
+      continue;
+    }
+    if (!('fields' in definition) || definition.fields === undefined) continue;
+    for (const field of definition.fields) {
+      const typed = field.directives?.some(
+        (d) =>
+          d.name.value === 'join__field' && d.arguments?.some((argument) => argument.name.value === 'type'),
+      );
+      if (typed === true) reshaped.add(`${definition.name.value}.${field.name.value}`);
+    }
+  }
+  return reshaped;
+}
+
+/**
+ * The plan's one fetch, when the subgraph's answer to it is exactly what the gateway's result
+ * shaping (`computeResponse`) would make of it: a plan of a single fetch at the root, with
+ * nothing required, rewritten or deferred, whose subgraph operation selects what the client's
+ * does, field for field and in order, with the same variables; and a client operation with no
+ * fragments, no directives and no field of an abstract type (where shaping reads `__typename`),
+ * none of whose fields or enums the supergraph reshapes. Null otherwise.
+ */
+export function singleFetchOf(
+  plan: QueryPlan,
+  serviceMap: Parameters<DidResolveQueryPlan>[0]['serviceMap'],
+  prepared: Pick<Prepared, 'document' | 'operation' | 'schema'>,
+  reshaped: ReadonlySet<string>,
+): SingleFetch | null {
+  const fetch = plan.node;
+  if (fetch?.kind !== 'Fetch') return null;
+  if (fetch.requires !== undefined || fetch.hasDefers === true) return null;
+  if (
+    (fetch.inputRewrites?.length ?? 0) +
+      (fetch.outputRewrites?.length ?? 0) +
+      (fetch.contextRewrites?.length ?? 0) >
+    0
+  )
+    return null;
+  if (fetch.operationKind !== prepared.operation.operation) return null;
+  const dataSource = serviceMap[fetch.serviceName];
+  if (dataSource === undefined) return null;
+  if (prepared.document.definitions.length !== 1) return null;
+  const subgraphDocument = fetch.operationDocumentNode ?? parse(fetch.operation, { noLocation: true });
+  if (subgraphDocument.definitions.length !== 1) return null;
+  const subgraphOperation = subgraphDocument.definitions[0]!;
+  if (subgraphOperation.kind !== Kind.OPERATION_DEFINITION) return null;
+  const { operation } = prepared;
+  if (print(subgraphOperation.selectionSet) !== print(operation.selectionSet)) return null;
+  const definitionsOf = (node: OperationDefinitionNode) =>
+    (node.variableDefinitions ?? [])
+      .map((definition) => print(definition))
+      .sort()
+      .join(',');
+  if (definitionsOf(subgraphOperation) !== definitionsOf(operation)) return null;
+  if ((operation.directives?.length ?? 0) > 0) return null;
+
+  let plain = true;
+  const types = new TypeInfo(prepared.schema);
+  visit(
+    operation,
+    visitWithTypeInfo(types, {
+      enter(node) {
+        if (
+          node.kind === Kind.FRAGMENT_SPREAD ||
+          node.kind === Kind.INLINE_FRAGMENT ||
+          node.kind === Kind.DIRECTIVE
+        ) {
+          plain = false;
+          return BREAK;
+        }
+        if (node.kind !== Kind.FIELD) return undefined;
+        const parent = types.getParentType();
+        const type = types.getType();
+        if (parent === null || parent === undefined || type === null || type === undefined) {
+          plain = false;
+          return BREAK;
+        }
+        const named = getNamedType(type);
+        if (isAbstractType(parent) || isAbstractType(named) || reshaped.has(named.name)) {
+          plain = false;
+          return BREAK;
+        }
+        if (reshaped.has(`${parent.name}.${node.name.value}`)) {
+          plain = false;
+          return BREAK;
+        }
+        return undefined;
+      },
+    }),
+  );
+  if (!plain) return null;
+  return {
+    subgraph: fetch.serviceName,
+    dataSource,
+    query: fetch.operation,
+    operationName: fetch.operationName,
+    document: fetch.operationDocumentNode,
+    variableUsages: fetch.variableUsages ?? [],
+  };
 }

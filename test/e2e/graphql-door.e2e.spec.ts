@@ -265,6 +265,14 @@ describe('the gateway front door answers POST /graphql exactly as express does',
           variables: { input: { number: -1 } },
         }),
       },
+      'a create the subgraph refuses for its length': {
+        headers: tickets,
+        body: json({
+          query:
+            'mutation ($input: CreateTicketInput!) { createTicket(input: $input) { ticket { id status } } }',
+          variables: { input: { customerName: 'x'.repeat(81) } },
+        }),
+      },
       'a create without its variables': {
         headers: tickets,
         body: json({
@@ -331,6 +339,45 @@ describe('the gateway front door answers POST /graphql exactly as express does',
       }
     }
     expect(differences).toEqual([]);
+  });
+
+  // The ticket operations of the corpus are planned as one fetch of the client's own selection, which
+  // the door answers with the subgraph's answer as it stands; an answer with errors goes to the
+  // executor with that fetch in hand. Either way the subgraph is asked once per request.
+  it('asks the subgraph once for an operation of one fetch, whether it succeeds or fails', async () => {
+    const fetches = async () => {
+      const text = await (
+        await fetch(`http://127.0.0.1:${platform.ports.gateway.metricsPort}/metrics`)
+      ).text();
+      return Number(
+        /nida_subgraph_request_duration_seconds_count\{subgraph="tickets"\} (\d+)/.exec(text)?.[1] ?? 0,
+      );
+    };
+    const requests = corpus();
+    for (const name of [
+      'a ticket by id with its key',
+      'a ticket that does not exist',
+      'a ticket by id that is not one',
+      'a create the subgraph refuses for its length',
+      'a ticket create',
+    ]) {
+      const { headers, body } = requests[name]!;
+      const before = await fetches();
+      const answer = await send(platform.gatewayUrl, {
+        headers: {
+          'content-type': 'application/json',
+          ...headers,
+          'content-length': Buffer.byteLength(body!),
+        },
+        body,
+      });
+      expect({ name, fetched: (await fetches()) - before }).toEqual({ name, fetched: 1 });
+      const answered = JSON.parse(answer.body) as { data?: unknown; errors?: unknown[] };
+      expect({ name, refused: answered.errors !== undefined }).toEqual({
+        name,
+        refused: name !== 'a ticket by id with its key' && name !== 'a ticket create',
+      });
+    }
   });
 
   it('counts what it admits, and the operations it runs itself, in the same metric series as express', async () => {
