@@ -404,6 +404,14 @@ export const MESSAGES = {
   },
   'venue.not_found': { en: 'Venue not found.', ar: 'المكان غير موجود.' },
   'venue.branch_not_found': { en: 'Branch not found.', ar: 'الفرع غير موجود.' },
+  'insights.range_order': {
+    en: 'to must be after from.',
+    ar: 'يجب أن يكون to بعد from.',
+  },
+  'insights.too_many_buckets': {
+    en: 'This range holds {asked} buckets of this size; ask for at most {max} at once.',
+    ar: 'يضم هذا المدى {asked} فترة بهذا الحجم؛ اطلب {max} فترة على الأكثر في المرة الواحدة.',
+  },
   'venue.key_not_found': { en: 'API key not found.', ar: 'مفتاح API غير موجود.' },
   'venue.member_not_found': { en: 'Member not found.', ar: 'العضو غير موجود.' },
   'venue.last_owner': {

@@ -59,6 +59,24 @@ describe('the estimate from the subgraphs’ declared list sizes, by hand', () =
     );
   });
 
+  it('weighs an insights field’s buckets by the range and bucket size it asks for', () => {
+    const query = (to: string, bucket: string) =>
+      `{ branch(id: "1") { insights(from: "2026-10-01T00:00:00Z", to: "${to}", bucket: ${bucket}) { totals { created } buckets { start created prepP50Seconds } } } }`;
+    // branch 1 + (insights 1 + totals 1 + (buckets 1 + n × 1)): a bucket weighs 1 whatever it selects.
+    const cost = (n: number) => 1 + (1 + 1 + (1 + n * 1));
+    // 30 days by the hour: 720 hours, and one more for a range off the hour.
+    expect(estimate(query('2026-10-31T00:00:00Z', 'HOUR')).cost).toBe(cost(721));
+    expect(estimate(query('2026-10-31T00:00:00Z', 'DAY')).cost).toBe(cost(31));
+    expect(
+      estimate(
+        'query ($from: DateTimeISO!, $to: DateTimeISO!) { venue(id: "1") { insights(from: $from, to: $to, bucket: DAY) { buckets { created } } } }',
+        { from: '2026-01-01T00:00:00Z', to: '2027-01-01T00:00:00Z' },
+      ).cost,
+    ).toBe(1 + (1 + (1 + 366 * 1)));
+    // Past the most a range may ask for, the subgraph's own refusal names the range.
+    expect(estimate(query('2030-10-01T00:00:00Z', 'HOUR')).cost).toBe(cost(1_000));
+  });
+
   it('multiplies nested paged lists, so a query that asks for a million attempts stays refused', () => {
     const found = estimate(
       '{ myVenues { webhookEndpoints(first: 100) { deliveries(first: 100) { attemptLog(last: 100) { statusCode } } } } }',

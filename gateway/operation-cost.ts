@@ -25,6 +25,12 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
+import {
+  INSIGHT_BUCKET_SIZES,
+  INSIGHT_FIELDS,
+  insightBucketsAsked,
+  MAX_INSIGHT_BUCKETS,
+} from '../contracts/tickets/insights';
 
 /**
  * Items assumed for a list that declares no size: the most the platform lets such a list hold (a
@@ -90,8 +96,31 @@ export class CostModel {
 
   /** The names of every slicing argument: the variables an estimate can depend on. */
   slicingArgumentNames(): ReadonlySet<string> {
-    return new Set([...this.listSizes.values()].flatMap((size) => size.slicingArguments));
+    return new Set([
+      ...[...this.listSizes.values()].flatMap((size) => size.slicingArguments),
+      ...RANGE_ARGUMENTS,
+    ]);
   }
+}
+
+/** The arguments an insights field's size is read from. */
+const RANGE_ARGUMENTS = ['from', 'to', 'bucket'] as const;
+
+/**
+ * The page an insights field answers (contracts/tickets/insights.ts): its `buckets` hold as many
+ * buckets as its range asks for, at most the most it may ask for (beyond that the subgraph refuses
+ * the range itself, naming `to`, which says more than a cost refusal would).
+ */
+function rangePage(parent: string, name: string, args: Record<string, unknown>): Sized | undefined {
+  if (!(INSIGHT_FIELDS as readonly string[]).includes(`${parent}.${name}`)) return undefined;
+  const bucket = INSIGHT_BUCKET_SIZES.find((size) => size === args.bucket);
+  const from = new Date(String(args.from));
+  const to = new Date(String(args.to));
+  const asked =
+    bucket === undefined || Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())
+      ? 1
+      : insightBucketsAsked(from, to, bucket);
+  return { fields: ['buckets'], size: Math.min(Math.max(asked, 1), MAX_INSIGHT_BUCKETS) };
 }
 
 /** One field of an operation as weighed: its cost with what it selects, and how many items it counts. */
@@ -232,7 +261,9 @@ function weighField(
   const page =
     sliced !== undefined && listSize !== undefined && listSize.sizedFields.length > 0
       ? { fields: listSize.sizedFields, size: sliced }
-      : undefined;
+      : introspection
+        ? undefined
+        : rangePage(parent.name, name, args);
   const children =
     node.selectionSet !== undefined && isCompositeType(named)
       ? weighSelections(walk, named, node.selectionSet, page, below)

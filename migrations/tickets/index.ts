@@ -10,6 +10,7 @@ import { Migration20261123210000VenueInvitations } from './Migration202611232100
 import { Migration20261123220000AuditEvents } from './Migration20261123220000AuditEvents';
 import { Migration20261125200000BoardsAndDisplays } from './Migration20261125200000BoardsAndDisplays';
 import { Migration20261126100000TraceContext } from './Migration20261126100000TraceContext';
+import { Migration20261127100000VenueInsights } from './Migration20261127100000VenueInsights';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261123220000AuditEvents', class: Migration20261123220000AuditEvents },
   { name: 'Migration20261125200000BoardsAndDisplays', class: Migration20261125200000BoardsAndDisplays },
   { name: 'Migration20261126100000TraceContext', class: Migration20261126100000TraceContext },
+  { name: 'Migration20261127100000VenueInsights', class: Migration20261127100000VenueInsights },
 ];

@@ -22,6 +22,12 @@ import {
 } from './access';
 import { BoardRepository, BoardResolver, BoardService } from './boards';
 import {
+  BranchInsightsResolver,
+  InsightsRepository,
+  InsightsService,
+  VenueInsightsResolver,
+} from './insights';
+import {
   JobQueues,
   OutboxEvent,
   WEBHOOK_RESOLVERS,
@@ -153,7 +159,12 @@ function managementResolvers(scope: RequestScope): object[] {
       }),
     ),
     ...webhookResolvers(roles, new WebhookEndpointService(scope.em, scope.config, sharedOf(scope).queues)),
+    ...insightsResolvers(new InsightsService(new InsightsRepository(scope.em), roles)),
   ];
+}
+
+function insightsResolvers(service: InsightsService): object[] {
+  return [new BranchInsightsResolver(service), new VenueInsightsResolver(service)];
 }
 
 const TICKET_SUBSCRIPTIONS = `
@@ -206,6 +217,8 @@ export const ticketsSubgraph: SubgraphDefinition = {
     VenueMembersResolver,
     VenueApiKeysResolver,
     BoardResolver,
+    BranchInsightsResolver,
+    VenueInsightsResolver,
     ...WEBHOOK_RESOLVERS,
   ],
   orphanedTypes: [VenueType],

@@ -77,6 +77,21 @@ export class TicketAccess {
     return principal;
   }
 
+  /**
+   * Whether the caller may read the branch: a signed-in member of its venue (any role, without
+   * naming a branch to work at), or a key or board device of that very branch with tickets:read.
+   * A caller with no credential is UNAUTHENTICATED, as for any ticket operation.
+   */
+  async canSeeBranch(branchId: number): Promise<boolean> {
+    const userId = this.credentials.sessionUserId;
+    if (userId !== null && this.members !== undefined) {
+      const venueId = await this.members.branchVenue(branchId);
+      return venueId !== null && (await this.members.roleOf(venueId, userId)) !== null;
+    }
+    const principal = await this.require('tickets:read');
+    return principal.branchId === branchId;
+  }
+
   private async authenticate(): Promise<Principal> {
     if (this.credentials.sessionUserId !== null) return this.member(this.credentials.sessionUserId);
     const key = bearerKey(this.credentials.authorization);

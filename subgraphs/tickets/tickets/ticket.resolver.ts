@@ -92,6 +92,21 @@ export class TicketResolver {
     return toTicketType(await this.ticketService.get(principal, ticketRef(id, null)), this.present);
   }
 
+  @Query(() => BranchType, {
+    name: 'branch',
+    description:
+      'A branch, for any member of its venue, or for a key or board device of that branch (tickets:read); any other id is NOT_FOUND.',
+  })
+  async branchById(
+    @Arg('id', () => ID, { description: 'The branch’s id.' }) id: string,
+  ): Promise<BranchType> {
+    const branchId = parseRecordId(id);
+    if (branchId === null || !(await this.access.canSeeBranch(branchId))) {
+      throw new NotFoundError(say('venue.branch_not_found'));
+    }
+    return toBranchType(await this.venueService.getBranch(branchId));
+  }
+
   @Query(() => BranchType, { description: 'The branch of the request’s key. Needs tickets:read.' })
   async currentBranch(): Promise<BranchType> {
     const principal = await this.access.require('tickets:read');

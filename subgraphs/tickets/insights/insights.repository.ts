@@ -1,0 +1,218 @@
+import type { EntityManager } from '../../../common/database';
+import { OVERFLOW_MINUTES, OVERFLOW_SLOT, type SlotValues } from './percentiles';
+
+export type BucketSize = 'hour' | 'day';
+export type Measure = 'prep' | 'pickup';
+
+/** The counts of one bucket, summed over the branches asked for. */
+export interface BucketCounts {
+  start: Date;
+  created: number;
+  ready: number;
+  collected: number;
+  cancelled: number;
+  linked: number;
+  rings: number;
+  smsSent: number;
+  feedbackCount: number;
+  feedbackSum: number;
+  /** Tickets by whole minute of their prep (created → ready), the last slot 1,440 minutes or more. */
+  prepMinutes: number[];
+  pickupMinutes: number[];
+}
+
+/** One slot of one bucket's distribution whose seconds a percentile needs. */
+export interface SlotRef {
+  start: Date;
+  measure: Measure;
+  slot: number;
+}
+
+interface BucketRow {
+  /** As the driver reads a timestamptz: text. */
+  start_at: string;
+  created: number | null;
+  ready: number | null;
+  collected: number | null;
+  cancelled: number | null;
+  linked: number | null;
+  rings: number | null;
+  sms_sent: number | null;
+  feedback_count: number | null;
+  feedback_sum: number | null;
+  prep_minutes: (number | null)[] | null;
+  pickup_minutes: (number | null)[] | null;
+}
+
+/** How far apart to sample a range for its bucket starts: less than the shortest bucket. */
+const SAMPLE_STEP: Record<BucketSize, string> = { hour: '15 minutes', day: '1 hour' };
+
+/**
+ * A Postgres array literal: the query builder would spread a JavaScript array into a list of
+ * parameters. Every value here is a number, an ISO instant or a measure's name.
+ */
+function pgArray(values: readonly (number | string | Date)[]): string {
+  return `{${values.map((v) => JSON.stringify(v instanceof Date ? v.toISOString() : String(v))).join(',')}}`;
+}
+
+export function slotKey(start: Date, measure: Measure, slot: number): string {
+  return `${start.getTime()}\u0000${measure}\u0000${slot}`;
+}
+
+function addInto(into: (number | null)[], counts: (number | null)[] | null): number[] {
+  const sum = into.map((c) => c ?? 0);
+  for (let i = 0; i < (counts?.length ?? 0); i += 1) sum[i] = (sum[i] ?? 0) + (counts![i] ?? 0);
+  return sum;
+}
+
+/** The rollups the tickets' triggers keep, read for a range. */
+export class InsightsRepository {
+  constructor(private readonly em: EntityManager) {}
+
+  /**
+   * Every bucket of `size` that overlaps [from, to) in `zone`, oldest first, with its counts summed
+   * over `branchIds`; a bucket nothing happened in reads as zeros. The starts come from the same
+   * function the triggers name buckets with, so the two can never disagree about an hour.
+   */
+  async buckets(
+    branchIds: readonly number[],
+    size: BucketSize,
+    zone: string,
+    from: Date,
+    to: Date,
+  ): Promise<BucketCounts[]> {
+    const rows = await this.em.execute<BucketRow[]>(
+      `with starts as (
+         select distinct tickets.insight_start(?, g, ?) as start_at
+           from generate_series(?::timestamptz, ?::timestamptz - interval '1 microsecond', ?::interval) g
+         union
+         select tickets.insight_start(?, ?::timestamptz - interval '1 microsecond', ?)
+       )
+       select s.start_at, b.created, b.ready, b.collected, b.cancelled, b.linked, b.rings, b.sms_sent,
+              b.feedback_count, b.feedback_sum, b.prep_minutes, b.pickup_minutes
+         from starts s
+         left join tickets.insight_buckets b
+           on b.branch_id = any(?::bigint[]) and b.size = ? and b.start_at = s.start_at
+        order by s.start_at`,
+      [size, zone, from, to, SAMPLE_STEP[size], size, to, zone, pgArray(branchIds), size],
+    );
+    const buckets: BucketCounts[] = [];
+    for (const row of rows) {
+      const start = new Date(row.start_at);
+      let bucket = buckets.at(-1);
+      if (bucket === undefined || bucket.start.getTime() !== start.getTime()) {
+        bucket = {
+          start,
+          created: 0,
+          ready: 0,
+          collected: 0,
+          cancelled: 0,
+          linked: 0,
+          rings: 0,
+          smsSent: 0,
+          feedbackCount: 0,
+          feedbackSum: 0,
+          prepMinutes: [],
+          pickupMinutes: [],
+        };
+        buckets.push(bucket);
+      }
+      bucket.created += row.created ?? 0;
+      bucket.ready += row.ready ?? 0;
+      bucket.collected += row.collected ?? 0;
+      bucket.cancelled += row.cancelled ?? 0;
+      bucket.linked += row.linked ?? 0;
+      bucket.rings += row.rings ?? 0;
+      bucket.smsSent += row.sms_sent ?? 0;
+      bucket.feedbackCount += row.feedback_count ?? 0;
+      bucket.feedbackSum += row.feedback_sum ?? 0;
+      bucket.prepMinutes = addInto(bucket.prepMinutes, row.prep_minutes);
+      bucket.pickupMinutes = addInto(bucket.pickupMinutes, row.pickup_minutes);
+    }
+    return buckets;
+  }
+
+  /**
+   * The seconds of the slots asked for, summed over `branchIds`, by `slotKey`: each slot's
+   * durations in seconds, sorted, with their counts.
+   */
+  async slotValues(
+    branchIds: readonly number[],
+    size: BucketSize,
+    slots: readonly SlotRef[],
+  ): Promise<Map<string, SlotValues>> {
+    const found = new Map<string, Map<number, number>>();
+    if (slots.length === 0) return new Map();
+    const minuteSlots = slots.filter((s) => s.slot !== OVERFLOW_SLOT);
+    const overflow = slots.filter((s) => s.slot === OVERFLOW_SLOT);
+    const rows = await this.em.execute<
+      { start_at: string; measure: Measure; minute: number; seconds: number[] }[]
+    >(
+      `select d.start_at, d.measure, d.minute, d.seconds
+         from unnest(?::timestamptz[], ?::text[], ?::integer[]) as c(start_at, measure, minute)
+         join tickets.insight_durations d
+           on d.branch_id = any(?::bigint[]) and d.size = ? and d.start_at = c.start_at
+          and d.measure = c.measure and d.minute = c.minute
+       union all
+       select d.start_at, d.measure, d.minute, d.seconds
+         from unnest(?::timestamptz[], ?::text[]) as c(start_at, measure)
+         join tickets.insight_durations d
+           on d.branch_id = any(?::bigint[]) and d.size = ? and d.start_at = c.start_at
+          and d.measure = c.measure and d.minute >= ?`,
+      [
+        pgArray(minuteSlots.map((s) => s.start)),
+        pgArray(minuteSlots.map((s) => s.measure)),
+        pgArray(minuteSlots.map((s) => s.slot)),
+        pgArray(branchIds),
+        size,
+        pgArray(overflow.map((s) => s.start)),
+        pgArray(overflow.map((s) => s.measure)),
+        pgArray(branchIds),
+        size,
+        OVERFLOW_MINUTES,
+      ],
+    );
+    for (const row of rows) {
+      const key = slotKey(new Date(row.start_at), row.measure, Math.min(row.minute, OVERFLOW_SLOT));
+      let values = found.get(key);
+      if (values === undefined) found.set(key, (values = new Map<number, number>()));
+      row.seconds.forEach((count, second) => {
+        if (count !== 0) {
+          const value = row.minute * 60 + second;
+          values.set(value, (values.get(value) ?? 0) + count);
+        }
+      });
+    }
+    const sorted = new Map<string, SlotValues>();
+    for (const [key, values] of found)
+      sorted.set(
+        key,
+        [...values].sort((a, b) => a[0] - b[0]),
+      );
+    return sorted;
+  }
+
+  /** The branch's venue's time zone and id, or null for no such branch. */
+  async branchZone(branchId: number): Promise<{ venueId: number; zone: string } | null> {
+    const [row] = await this.em.execute<{ venue_id: string; timezone: string }[]>(
+      `select b.venue_id, v.timezone from tickets.branches b join tickets.venues v on v.id = b.venue_id
+        where b.id = ?`,
+      [branchId],
+    );
+    return row === undefined ? null : { venueId: Number(row.venue_id), zone: row.timezone };
+  }
+
+  /** The venue's branch ids and time zone. */
+  async venueBranches(venueId: number): Promise<{ branchIds: number[]; zone: string } | null> {
+    const rows = await this.em.execute<{ id: string | null; timezone: string }[]>(
+      `select b.id, v.timezone from tickets.venues v left join tickets.branches b on b.venue_id = v.id
+        where v.id = ?`,
+      [venueId],
+    );
+    if (rows.length === 0) return null;
+    return {
+      zone: rows[0]!.timezone,
+      branchIds: rows.filter((r) => r.id !== null).map((r) => Number(r.id)),
+    };
+  }
+}

@@ -1,0 +1,191 @@
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { askGraph, bearer, graphData, signUpPerson, type SignedUp } from '../support/graph';
+import { newBranchKey, startPlatform, type Platform } from '../support/platform';
+
+const INSIGHTS = `query ($id: ID!, $from: DateTimeISO!, $to: DateTimeISO!, $bucket: InsightBucketSize!) {
+  branch(id: $id) { id name insights(from: $from, to: $to, bucket: $bucket) {
+    totals { start created ready collected cancelled prepP50Seconds prepP90Seconds pickupP50Seconds
+             linked rings smsSent feedbackCount feedbackAverage }
+    buckets { start created ready collected cancelled prepP50Seconds prepP90Seconds pickupP50Seconds
+              linked rings smsSent feedbackCount feedbackAverage }
+  } }
+}`;
+const BRANCH = `query ($id: ID!) { branch(id: $id) { id name venue { id } } }`;
+
+describe('venue insights on the graph: who may read a branch and its numbers', () => {
+  let database: TestDatabase;
+  let platform: Platform;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    platform = await startPlatform(database, { PUBLIC_WRITE_RATE_LIMIT: '1000' });
+  });
+
+  afterAll(async () => {
+    await platform?.stop();
+    await database?.drop();
+  });
+
+  const graph = (query: string, variables: Record<string, unknown>, headers: Record<string, string>) =>
+    askGraph(platform.gatewayUrl, query, variables, headers);
+  const data = <T>(query: string, variables: Record<string, unknown>, headers: Record<string, string>) =>
+    graphData<T>(platform.gatewayUrl, query, variables, headers);
+  const codeOf = async (query: string, variables: Record<string, unknown>, headers: Record<string, string>) =>
+    (await graph(query, variables, headers)).errors?.[0]?.extensions?.code;
+
+  let people = 0;
+  function person(): Promise<SignedUp> {
+    people += 1;
+    return signUpPerson(platform.gatewayUrl, {
+      email: `insights${people}@example.test`,
+      name: `Person ${people}`,
+    });
+  }
+
+  async function venueWithBranch(owner: SignedUp): Promise<{ venueId: string; branchId: string }> {
+    const { createVenue } = await data<{ createVenue: { id: string } }>(
+      'mutation ($i: CreateVenueInput!) { createVenue(input: $i) { id } }',
+      { i: { name: 'Erbil Falafel', language: 'en', timezone: 'Asia/Baghdad' } },
+      bearer(owner.token),
+    );
+    const { createBranch } = await data<{ createBranch: { id: string } }>(
+      'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
+      { i: { venueId: createVenue.id, name: 'Counter' } },
+      bearer(owner.token),
+    );
+    return { venueId: createVenue.id, branchId: createBranch.id };
+  }
+
+  it('answers the branch to its members, keys and board devices, and its numbers to owners and managers only', async () => {
+    const owner = await person();
+    const { venueId, branchId } = await venueWithBranch(owner);
+    const other = await venueWithBranch(await person());
+    const staff = await person();
+    const manager = await person();
+    const stranger = await person();
+    await database.query(
+      `insert into tickets.venue_members (venue_id, user_id, role) values ($1, $2, 'STAFF'), ($1, $3, 'MANAGER')`,
+      [venueId, staff.id, manager.id],
+    );
+    const at = { ...bearer(owner.token), 'x-branch-id': branchId };
+    // Three tickets: one readied and collected, one readied, one cancelled.
+    const ids: string[] = [];
+    for (const name of ['Huda', 'Omar', 'Sara']) {
+      const { createTicket } = await data<{ createTicket: { ticket: { id: string } } }>(
+        'mutation ($i: CreateTicketInput!) { createTicket(input: $i) { ticket { id } } }',
+        { i: { customerName: name } },
+        at,
+      );
+      ids.push(createTicket.ticket.id);
+    }
+    for (const [mutation, id] of [
+      ['markTicketReady', ids[0]],
+      ['markTicketReady', ids[1]],
+      ['markTicketCollected', ids[0]],
+      ['cancelTicket', ids[2]],
+    ] as const) {
+      await data(`mutation ($id: ID) { ${mutation}(id: $id) { status } }`, { id }, at);
+    }
+
+    const range = {
+      id: branchId,
+      from: new Date(Date.now() - 86_400_000).toISOString(),
+      to: new Date(Date.now() + 3_600_000).toISOString(),
+      bucket: 'HOUR',
+    };
+    for (const reader of [owner, manager]) {
+      const { branch } = await data<{
+        branch: { insights: { totals: Record<string, unknown>; buckets: unknown[] } };
+      }>(INSIGHTS, range, bearer(reader.token));
+      expect(branch.insights.totals).toMatchObject({ created: 3, ready: 2, collected: 1, cancelled: 1 });
+      expect(branch.insights.totals.prepP50Seconds).toEqual(expect.any(Number));
+      expect(branch.insights.buckets.length).toBeGreaterThanOrEqual(25);
+    }
+    const { venue } = await data<{ venue: { insights: { totals: { created: number } } } }>(
+      `query ($id: ID!, $from: DateTimeISO!, $to: DateTimeISO!) {
+         venue(id: $id) { insights(from: $from, to: $to, bucket: DAY) { totals { created } } } }`,
+      { id: venueId, from: range.from, to: range.to },
+      bearer(owner.token),
+    );
+    expect(venue.insights.totals.created).toBe(3);
+
+    // The branch itself: any member, a key or board device of that branch; no one else.
+    await data(
+      'mutation ($i: ChangePlanInput!) { changePlan(input: $i) { key } }',
+      { i: { venueId, plan: 'growth' } },
+      bearer(owner.token),
+    );
+    const { key } = await newBranchKey(platform.config, Number(branchId));
+    const { createBoardDevice } = await data<{ createBoardDevice: { code: string } }>(
+      'mutation ($i: CreateBoardDeviceInput!) { createBoardDevice(input: $i) { code } }',
+      { i: { branchId, name: 'Tablet' } },
+      bearer(owner.token),
+    );
+    const { pairBoardDevice } = await data<{ pairBoardDevice: { secret: string } }>(
+      'mutation ($code: String!) { pairBoardDevice(code: $code) { secret } }',
+      { code: createBoardDevice.code },
+      {},
+    );
+    const { createDisplay } = await data<{ createDisplay: { url: string } }>(
+      'mutation ($i: CreateDisplayInput!) { createDisplay(input: $i) { url } }',
+      { i: { branchId, name: 'Wall', language: 'en' } },
+      bearer(owner.token),
+    );
+    const display = /dsp_[A-Za-z0-9_-]+/.exec(createDisplay.url)![0];
+    for (const headers of [
+      bearer(owner.token),
+      bearer(staff.token),
+      bearer(key),
+      bearer(pairBoardDevice.secret),
+    ]) {
+      const { branch } = await data<{ branch: { id: string; venue: { id: string } } }>(
+        BRANCH,
+        { id: branchId },
+        headers,
+      );
+      expect(branch).toEqual({ id: branchId, name: 'Counter', venue: { id: venueId } });
+    }
+    expect(await codeOf(BRANCH, { id: branchId }, bearer(stranger.token))).toBe('NOT_FOUND');
+    expect(await codeOf(BRANCH, { id: other.branchId }, bearer(key))).toBe('NOT_FOUND');
+    expect(await codeOf(BRANCH, { id: other.branchId }, bearer(owner.token))).toBe('NOT_FOUND');
+    expect(await codeOf(BRANCH, { id: 'nope' }, bearer(owner.token))).toBe('NOT_FOUND');
+    expect(await codeOf(BRANCH, { id: branchId }, bearer(display))).toBe('UNAUTHENTICATED');
+    expect(await codeOf(BRANCH, { id: branchId }, {})).toBe('UNAUTHENTICATED');
+
+    // The numbers: staff are FORBIDDEN; a key or board device is not a signed-in owner.
+    expect(await codeOf(INSIGHTS, range, bearer(staff.token))).toBe('FORBIDDEN');
+    expect(await codeOf(INSIGHTS, range, bearer(key))).toBe('UNAUTHENTICATED');
+    expect(await codeOf(INSIGHTS, range, bearer(pairBoardDevice.secret))).toBe('UNAUTHENTICATED');
+  });
+
+  it('lets the panel’s 30-day hourly query through the cost limit and names a range too long or backwards', async () => {
+    const owner = await person();
+    const { branchId } = await venueWithBranch(owner);
+    const to = new Date();
+    const month = {
+      id: branchId,
+      from: new Date(to.getTime() - 30 * 86_400_000).toISOString(),
+      to: to.toISOString(),
+    };
+    const { branch } = await data<{ branch: { insights: { buckets: unknown[] } } }>(
+      INSIGHTS,
+      { ...month, bucket: 'HOUR' },
+      bearer(owner.token),
+    );
+    expect(branch.insights.buckets.length).toBeGreaterThanOrEqual(720);
+    const long = await graph(
+      INSIGHTS,
+      { ...month, from: new Date(to.getTime() - 60 * 86_400_000).toISOString(), bucket: 'HOUR' },
+      bearer(owner.token),
+    );
+    expect(long.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      errors: { to: [expect.any(String)] },
+    });
+    const backwards = await graph(INSIGHTS, { ...month, to: month.from, bucket: 'DAY' }, bearer(owner.token));
+    expect(backwards.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      errors: { to: ['to must be after from.'] },
+    });
+  });
+});
