@@ -14,9 +14,10 @@ import { Migration } from '@mikro-orm/migrations';
  *
  * Durations (prep: created → ready, in the ready bucket; pickup: ready → collected, in the
  * collected bucket) are whole seconds (rounded down), kept twice so a percentile over a year
- * reads little: per bucket, a count of tickets by whole minute (`*_minutes`, slot 1441 holding
- * 1,440 minutes or more), and per bucket and minute, a count by second (`insight_durations`).
- * A percentile finds its minute in the first and its second in the second.
+ * reads little: per bucket, a count of tickets by whole minute (`*_minutes`, slot 121 holding
+ * 120 minutes or more, so the arrays stay short however long a ticket waits), and per bucket and
+ * minute, a count by second (`insight_durations`). A percentile finds its minute in the first
+ * and its second in the second (for the last slot, the minutes from 120 on).
  */
 export class Migration20261127100000VenueInsights extends Migration {
   override up(): void {
@@ -81,7 +82,7 @@ export class Migration20261127100000VenueInsights extends Migration {
         v_size text;
         v_start timestamptz;
         v_seconds integer := greatest(coalesce(p_seconds, 0), 0);
-        v_slot integer := least(v_seconds / 60, 1440) + 1;
+        v_slot integer := least(v_seconds / 60, 120) + 1;
       begin
         foreach v_size in array array['hour', 'day'] loop
           v_start := "tickets"."insight_start"(v_size, p_at, p_zone);
@@ -295,9 +296,9 @@ const REBUILD = `
     select p_branch, "size", "start_at", sum("created"), sum("ready"), sum("collected"), sum("cancelled"),
            sum("linked"), sum("rings"), sum("sms"), sum("feedback"), sum("rating")
       from "insight_events" group by "size", "start_at";
-    -- Counts by whole minute (slot = minute + 1, the last slot 1,440 minutes or more), dense.
+    -- Counts by whole minute (slot = minute + 1, the last slot 120 minutes or more), dense.
     with slots as (
-      select "size", "start_at", least("seconds" / 60, 1440) + 1 as "slot", count(*)::integer as "n"
+      select "size", "start_at", least("seconds" / 60, 120) + 1 as "slot", count(*)::integer as "n"
         from "insight_events" where "measure" = 'prep' group by 1, 2, 3
     ), dense as (
       select x."size", x."start_at", array_agg(coalesce(s."n", 0) order by g."slot") as "counts"
@@ -310,7 +311,7 @@ const REBUILD = `
       from dense d
      where b."branch_id" = p_branch and d."size" = b."size" and d."start_at" = b."start_at";
     with slots as (
-      select "size", "start_at", least("seconds" / 60, 1440) + 1 as "slot", count(*)::integer as "n"
+      select "size", "start_at", least("seconds" / 60, 120) + 1 as "slot", count(*)::integer as "n"
         from "insight_events" where "measure" = 'pickup' group by 1, 2, 3
     ), dense as (
       select x."size", x."start_at", array_agg(coalesce(s."n", 0) order by g."slot") as "counts"

@@ -7,6 +7,8 @@ export type Measure = 'prep' | 'pickup';
 /** The counts of one bucket, summed over the branches asked for. */
 export interface BucketCounts {
   start: Date;
+  /** The start as Postgres wrote it, to name the bucket back to it exactly. */
+  startText: string;
   created: number;
   ready: number;
   collected: number;
@@ -16,21 +18,21 @@ export interface BucketCounts {
   smsSent: number;
   feedbackCount: number;
   feedbackSum: number;
-  /** Tickets by whole minute of their prep (created → ready), the last slot 1,440 minutes or more. */
+  /** Tickets by whole minute of their prep (created → ready), the last slot 120 minutes or more. */
   prepMinutes: number[];
   pickupMinutes: number[];
 }
 
 /** One slot of one bucket's distribution whose seconds a percentile needs. */
 export interface SlotRef {
-  start: Date;
+  bucket: Pick<BucketCounts, 'start' | 'startText'>;
   measure: Measure;
   slot: number;
 }
 
 interface BucketRow {
-  /** As the driver reads a timestamptz: text. */
   start_at: string;
+  start_ms: number;
   created: number | null;
   ready: number | null;
   collected: number | null;
@@ -51,12 +53,13 @@ const SAMPLE_STEP: Record<BucketSize, string> = { hour: '15 minutes', day: '1 ho
  * A Postgres array literal: the query builder would spread a JavaScript array into a list of
  * parameters. Every value here is a number, an ISO instant or a measure's name.
  */
-function pgArray(values: readonly (number | string | Date)[]): string {
-  return `{${values.map((v) => JSON.stringify(v instanceof Date ? v.toISOString() : String(v))).join(',')}}`;
+function pgArray(values: readonly (number | string)[]): string {
+  return `{${values.map((v) => (typeof v === 'number' ? String(v) : `"${v}"`)).join(',')}}`;
 }
 
-export function slotKey(start: Date, measure: Measure, slot: number): string {
-  return `${start.getTime()}\u0000${measure}\u0000${slot}`;
+/** One number per (bucket, measure, slot): a slot is at most OVERFLOW_SLOT (< 256). */
+export function slotKey(start: Date, measure: Measure, slot: number): number {
+  return start.getTime() * 512 + (measure === 'prep' ? 0 : 256) + slot;
 }
 
 function addInto(into: (number | null)[], counts: (number | null)[] | null): number[] {
@@ -88,8 +91,10 @@ export class InsightsRepository {
          union
          select tickets.insight_start(?, ?::timestamptz - interval '1 microsecond', ?)
        )
-       select s.start_at, b.created, b.ready, b.collected, b.cancelled, b.linked, b.rings, b.sms_sent,
-              b.feedback_count, b.feedback_sum, b.prep_minutes, b.pickup_minutes
+       select s.start_at::text as start_at, extract(epoch from s.start_at)::float8 * 1000 as start_ms, b.created, b.ready, b.collected, b.cancelled, b.linked, b.rings, b.sms_sent,
+              b.feedback_count, b.feedback_sum,
+              -- As JSON: parsed natively, where the driver parses an integer[] character by character.
+              array_to_json(b.prep_minutes) as prep_minutes, array_to_json(b.pickup_minutes) as pickup_minutes
          from starts s
          left join tickets.insight_buckets b
            on b.branch_id = any(?::bigint[]) and b.size = ? and b.start_at = s.start_at
@@ -98,11 +103,11 @@ export class InsightsRepository {
     );
     const buckets: BucketCounts[] = [];
     for (const row of rows) {
-      const start = new Date(row.start_at);
       let bucket = buckets.at(-1);
-      if (bucket === undefined || bucket.start.getTime() !== start.getTime()) {
+      if (bucket === undefined || bucket.startText !== row.start_at) {
         bucket = {
-          start,
+          start: new Date(row.start_ms),
+          startText: row.start_at,
           created: 0,
           ready: 0,
           collected: 0,
@@ -140,56 +145,55 @@ export class InsightsRepository {
     branchIds: readonly number[],
     size: BucketSize,
     slots: readonly SlotRef[],
-  ): Promise<Map<string, SlotValues>> {
-    const found = new Map<string, Map<number, number>>();
-    if (slots.length === 0) return new Map();
+  ): Promise<Map<number, SlotValues>> {
+    const found = new Map<number, [number, number][]>();
+    if (slots.length === 0) return found;
     const minuteSlots = slots.filter((s) => s.slot !== OVERFLOW_SLOT);
     const overflow = slots.filter((s) => s.slot === OVERFLOW_SLOT);
     const rows = await this.em.execute<
-      { start_at: string; measure: Measure; minute: number; seconds: number[] }[]
+      { start_ms: number; measure: Measure; minute: number; seconds: number[] }[]
     >(
-      `select d.start_at, d.measure, d.minute, d.seconds
+      `select extract(epoch from d.start_at)::float8 * 1000 as start_ms, d.measure, d.minute,
+              array_to_json(d.seconds) as seconds
          from unnest(?::timestamptz[], ?::text[], ?::integer[]) as c(start_at, measure, minute)
          join tickets.insight_durations d
            on d.branch_id = any(?::bigint[]) and d.size = ? and d.start_at = c.start_at
           and d.measure = c.measure and d.minute = c.minute
        union all
-       select d.start_at, d.measure, d.minute, d.seconds
+       select extract(epoch from d.start_at)::float8 * 1000, d.measure, d.minute, array_to_json(d.seconds)
          from unnest(?::timestamptz[], ?::text[]) as c(start_at, measure)
          join tickets.insight_durations d
            on d.branch_id = any(?::bigint[]) and d.size = ? and d.start_at = c.start_at
           and d.measure = c.measure and d.minute >= ?`,
       [
-        pgArray(minuteSlots.map((s) => s.start)),
+        pgArray(minuteSlots.map((s) => s.bucket.startText)),
         pgArray(minuteSlots.map((s) => s.measure)),
         pgArray(minuteSlots.map((s) => s.slot)),
         pgArray(branchIds),
         size,
-        pgArray(overflow.map((s) => s.start)),
+        pgArray(overflow.map((s) => s.bucket.startText)),
         pgArray(overflow.map((s) => s.measure)),
         pgArray(branchIds),
         size,
         OVERFLOW_MINUTES,
       ],
     );
+    // A slot holds one row per branch, and in the last slot one per minute: sorted once filled.
+    const unsorted = new Set<number>();
     for (const row of rows) {
-      const key = slotKey(new Date(row.start_at), row.measure, Math.min(row.minute, OVERFLOW_SLOT));
+      const key = slotKey(new Date(row.start_ms), row.measure, Math.min(row.minute, OVERFLOW_SLOT));
       let values = found.get(key);
-      if (values === undefined) found.set(key, (values = new Map<number, number>()));
-      row.seconds.forEach((count, second) => {
-        if (count !== 0) {
-          const value = row.minute * 60 + second;
-          values.set(value, (values.get(value) ?? 0) + count);
-        }
-      });
+      if (values === undefined) found.set(key, (values = []));
+      else unsorted.add(key);
+      const base = row.minute * 60;
+      const { seconds } = row;
+      for (let second = 0; second < seconds.length; second += 1) {
+        const count = seconds[second]!;
+        if (count !== 0) values.push([base + second, count]);
+      }
     }
-    const sorted = new Map<string, SlotValues>();
-    for (const [key, values] of found)
-      sorted.set(
-        key,
-        [...values].sort((a, b) => a[0] - b[0]),
-      );
-    return sorted;
+    for (const key of unsorted) found.get(key)!.sort((a, b) => a[0] - b[0]);
+    return found;
   }
 
   /** The branch's venue's time zone and id, or null for no such branch. */

@@ -14,7 +14,7 @@ import {
   type Measure,
   type SlotRef,
 } from './insights.repository';
-import { addCounts, percentile, slotsNeeded, type SlotValues } from './percentiles';
+import { addCounts, OVERFLOW_SLOT, percentile, slotsNeeded, type SlotValues } from './percentiles';
 import type { InsightBucketType, InsightsType } from './insights.type';
 
 /** The range an insights field is asked for. */
@@ -78,6 +78,7 @@ export class InsightsService {
     const totals = buckets.reduce<BucketCounts>(
       (sum, b) => ({
         start: sum.start,
+        startText: sum.startText,
         created: sum.created + b.created,
         ready: sum.ready + b.ready,
         collected: sum.collected + b.collected,
@@ -92,6 +93,7 @@ export class InsightsService {
       }),
       {
         start: buckets[0]?.start ?? range.from,
+        startText: buckets[0]?.startText ?? range.from.toISOString(),
         created: 0,
         ready: 0,
         collected: 0,
@@ -108,16 +110,15 @@ export class InsightsService {
 
     // The seconds of only the minutes a percentile falls in: each bucket's own, and for the
     // totals, that minute in every bucket that has tickets in it.
-    const wanted = new Map<string, SlotRef>();
-    const want = (ref: SlotRef) => wanted.set(slotKey(ref.start, ref.measure, ref.slot), ref);
+    const wanted = new Map<number, SlotRef>();
+    const want = (ref: SlotRef) => wanted.set(slotKey(ref.bucket.start, ref.measure, ref.slot), ref);
     for (const { measure, p } of PERCENTILES) {
       for (const bucket of buckets) {
-        for (const slot of slotsNeeded(p, minutesOf(bucket, measure)))
-          want({ start: bucket.start, measure, slot });
+        for (const slot of slotsNeeded(p, minutesOf(bucket, measure))) want({ bucket, measure, slot });
       }
       for (const slot of slotsNeeded(p, minutesOf(totals, measure))) {
         for (const bucket of buckets) {
-          if ((minutesOf(bucket, measure)[slot] ?? 0) > 0) want({ start: bucket.start, measure, slot });
+          if ((minutesOf(bucket, measure)[slot] ?? 0) > 0) want({ bucket, measure, slot });
         }
       }
     }
@@ -149,11 +150,24 @@ export class InsightsService {
       return shaped;
     };
 
-    const merged = new Map<string, SlotValues>();
+    const merged = new Map<number, SlotValues>();
     const totalsValues = (measure: Measure, slot: number): SlotValues => {
-      const key = `${measure}\u0000${slot}`;
+      const key = measure === 'prep' ? slot : 256 + slot;
       let found = merged.get(key);
-      if (found === undefined) {
+      if (found !== undefined) return found;
+      if (slot !== OVERFLOW_SLOT) {
+        // One minute's seconds: counted by second, already in order.
+        const bySecond = new Array<number>(60).fill(0);
+        for (const bucket of buckets) {
+          for (const [seconds, count] of valuesOf(bucket.start, measure, slot))
+            bySecond[seconds - slot * 60]! += count;
+        }
+        const values: [number, number][] = [];
+        for (let second = 0; second < 60; second += 1) {
+          if (bySecond[second]! > 0) values.push([slot * 60 + second, bySecond[second]!]);
+        }
+        found = values;
+      } else {
         const sum = new Map<number, number>();
         for (const bucket of buckets) {
           for (const [seconds, count] of valuesOf(bucket.start, measure, slot)) {
@@ -161,8 +175,8 @@ export class InsightsService {
           }
         }
         found = [...sum].sort((a, b) => a[0] - b[0]);
-        merged.set(key, found);
       }
+      merged.set(key, found);
       return found;
     };
     return {

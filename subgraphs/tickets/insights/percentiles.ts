@@ -7,7 +7,7 @@
  */
 
 /** Minutes at or past this share the rollup's last slot (`OVERFLOW_SLOT`). */
-export const OVERFLOW_MINUTES = 1440;
+export const OVERFLOW_MINUTES = 120;
 /** The slot index (0-based) of every duration of `OVERFLOW_MINUTES` or more. */
 export const OVERFLOW_SLOT = OVERFLOW_MINUTES;
 
