@@ -37,6 +37,10 @@ export class Migration20261127100000VenueInsights extends Migration {
         "feedback_sum" integer not null default 0,
         "prep_minutes" integer[] not null default '{}',
         "pickup_minutes" integer[] not null default '{}',
+        -- The bucket's own percentiles (percentiles.ts's definition), kept with its counts.
+        "prep_p50" double precision null,
+        "prep_p90" double precision null,
+        "pickup_p50" double precision null,
         primary key ("branch_id", "size", "start_at")
       );`);
     this.addSql(`
@@ -69,6 +73,76 @@ export class Migration20261127100000VenueInsights extends Migration {
         end if;
         p_counts[p_slot] := p_counts[p_slot] + p_delta;
         return p_counts;
+      end $$;`);
+    // The value (whole seconds) at a 0-based rank of one bucket's durations: its minute from the
+    // minute counts, its second from that minute's row (the last slot: every minute from 120 on).
+    this.addSql(`
+      create function "tickets"."insight_value_at"(p_branch bigint, p_size text, p_start timestamptz,
+        p_measure text, p_minutes integer[], p_rank integer) returns integer
+      language plpgsql stable as $$
+      declare
+        v_before integer := 0;
+        v_slot integer := 1;
+        v_slots integer := coalesce(array_length(p_minutes, 1), 0);
+        v_row record;
+        v_second integer;
+      begin
+        while v_slot <= v_slots loop
+          exit when p_rank < v_before + coalesce(p_minutes[v_slot], 0);
+          v_before := v_before + coalesce(p_minutes[v_slot], 0);
+          v_slot := v_slot + 1;
+        end loop;
+        for v_row in
+          select "minute", "seconds" from "tickets"."insight_durations"
+           where "branch_id" = p_branch and "size" = p_size and "start_at" = p_start and "measure" = p_measure
+             and ("minute" = v_slot - 1 or (v_slot = 121 and "minute" >= 120))
+           order by "minute"
+        loop
+          for v_second in 1 .. 60 loop
+            if p_rank < v_before + v_row."seconds"[v_second] then
+              return v_row."minute" * 60 + v_second - 1;
+            end if;
+            v_before := v_before + v_row."seconds"[v_second];
+          end loop;
+        end loop;
+        return null;
+      end $$;`);
+    // percentile_cont(p) of one bucket's durations; null when it has none.
+    this.addSql(`
+      create function "tickets"."insight_percentile"(p_branch bigint, p_size text, p_start timestamptz,
+        p_measure text, p_minutes integer[], p double precision) returns double precision
+      language plpgsql stable as $$
+      declare
+        v_n integer := coalesce((select sum(c) from unnest(p_minutes) c), 0);
+        v_position double precision;
+        v_low integer;
+        v_high integer;
+        v_a integer;
+      begin
+        if v_n = 0 then return null; end if;
+        v_position := p * (v_n - 1);
+        v_low := floor(v_position);
+        v_high := ceil(v_position);
+        v_a := "tickets"."insight_value_at"(p_branch, p_size, p_start, p_measure, p_minutes, v_low);
+        if v_high = v_low then return v_a; end if;
+        return v_a + (v_position - v_low)
+          * ("tickets"."insight_value_at"(p_branch, p_size, p_start, p_measure, p_minutes, v_high) - v_a);
+      end $$;`);
+    // A bucket's percentiles of one measure, after its counts changed.
+    this.addSql(`
+      create function "tickets"."insight_refresh"(p_branch bigint, p_size text, p_start timestamptz, p_measure text)
+      returns void language plpgsql as $$
+      begin
+        if p_measure = 'prep' then
+          update "tickets"."insight_buckets" b set
+            "prep_p50" = "tickets"."insight_percentile"(p_branch, p_size, p_start, 'prep', b."prep_minutes", 0.5),
+            "prep_p90" = "tickets"."insight_percentile"(p_branch, p_size, p_start, 'prep', b."prep_minutes", 0.9)
+           where b."branch_id" = p_branch and b."size" = p_size and b."start_at" = p_start;
+        else
+          update "tickets"."insight_buckets" b set
+            "pickup_p50" = "tickets"."insight_percentile"(p_branch, p_size, p_start, 'pickup', b."pickup_minutes", 0.5)
+           where b."branch_id" = p_branch and b."size" = p_size and b."start_at" = p_start;
+        end if;
       end $$;`);
     // One event of a ticket (or its undoing, p_sign -1) in the hour and the day it happened.
     this.addSql(`
@@ -114,6 +188,7 @@ export class Migration20261127100000VenueInsights extends Migration {
                     "tickets"."insight_bump_array"(array_fill(0, array[60]), v_seconds % 60 + 1, p_sign))
             on conflict ("branch_id", "size", "start_at", "measure", "minute") do update set
               "seconds" = "tickets"."insight_bump_array"(d."seconds", v_seconds % 60 + 1, p_sign);
+            perform "tickets"."insight_refresh"(p_branch, v_size, v_start, p_measure);
           end if;
         end loop;
       end $$;`);
@@ -232,6 +307,13 @@ export class Migration20261127100000VenueInsights extends Migration {
     this.addSql(
       'drop function if exists "tickets"."insight_bump"(bigint, text, timestamptz, integer, integer, integer, integer, integer, integer, integer, integer, integer, integer, text, integer);',
     );
+    this.addSql('drop function if exists "tickets"."insight_refresh"(bigint, text, timestamptz, text);');
+    this.addSql(
+      'drop function if exists "tickets"."insight_percentile"(bigint, text, timestamptz, text, integer[], double precision);',
+    );
+    this.addSql(
+      'drop function if exists "tickets"."insight_value_at"(bigint, text, timestamptz, text, integer[], integer);',
+    );
     this.addSql('drop function if exists "tickets"."insight_bump_array"(integer[], integer, integer);');
     this.addSql('drop function if exists "tickets"."insight_start"(text, timestamptz, text);');
     this.addSql('drop table if exists "tickets"."insight_durations";');
@@ -339,5 +421,10 @@ const REBUILD = `
       left join seconds x on x."size" = c."size" and x."start_at" = c."start_at" and x."measure" = c."measure"
                          and x."minute" = c."minute" and x."second" = g."second"
      group by c."size", c."start_at", c."measure", c."minute";
+    update "tickets"."insight_buckets" b set
+      "prep_p50" = "tickets"."insight_percentile"(p_branch, b."size", b."start_at", 'prep', b."prep_minutes", 0.5),
+      "prep_p90" = "tickets"."insight_percentile"(p_branch, b."size", b."start_at", 'prep', b."prep_minutes", 0.9),
+      "pickup_p50" = "tickets"."insight_percentile"(p_branch, b."size", b."start_at", 'pickup', b."pickup_minutes", 0.5)
+     where b."branch_id" = p_branch;
     drop table "insight_events";
   end $$;`;

@@ -380,7 +380,7 @@ describe('venue insights from the rollups the tickets’ triggers keep', () => {
     const rollups = () =>
       sql(
         `select size, start_at, created, ready, collected, cancelled, linked, rings, sms_sent, feedback_count,
-                feedback_sum, prep_minutes, pickup_minutes
+                feedback_sum, prep_minutes, pickup_minutes, prep_p50, prep_p90, pickup_p50
            from tickets.insight_buckets where branch_id = ? order by size, start_at`,
         [branch.branchId],
       );

@@ -21,11 +21,21 @@ export interface BucketCounts {
   /** Tickets by whole minute of their prep (created → ready), the last slot 120 minutes or more. */
   prepMinutes: number[];
   pickupMinutes: number[];
+  /**
+   * The bucket's percentiles as the triggers keep them, when one branch's row is the whole bucket;
+   * undefined when several branches' distributions make it up (their percentiles do not add).
+   */
+  kept?: { prepP50: number | null; prepP90: number | null; pickupP50: number | null };
+  /** Rows of branches found for the bucket. */
+  rows: number;
+  /** The local day an hour bucket is in (a day bucket's own start), as Postgres wrote it. */
+  day: Pick<BucketCounts, 'start' | 'startText'>;
 }
 
 /** One slot of one bucket's distribution whose seconds a percentile needs. */
 export interface SlotRef {
   bucket: Pick<BucketCounts, 'start' | 'startText'>;
+  size: BucketSize;
   measure: Measure;
   slot: number;
 }
@@ -33,6 +43,12 @@ export interface SlotRef {
 interface BucketRow {
   start_at: string;
   start_ms: number;
+  day_at: string;
+  day_ms: number;
+  branch_id: string | null;
+  prep_p50: number | null;
+  prep_p90: number | null;
+  pickup_p50: number | null;
   created: number | null;
   ready: number | null;
   collected: number | null;
@@ -57,9 +73,9 @@ function pgArray(values: readonly (number | string)[]): string {
   return `{${values.map((v) => (typeof v === 'number' ? String(v) : `"${v}"`)).join(',')}}`;
 }
 
-/** One number per (bucket, measure, slot): a slot is at most OVERFLOW_SLOT (< 256). */
-export function slotKey(start: Date, measure: Measure, slot: number): number {
-  return start.getTime() * 512 + (measure === 'prep' ? 0 : 256) + slot;
+/** One number per (bucket, size, measure, slot): a slot is at most OVERFLOW_SLOT (< 256). */
+export function slotKey(start: Date, size: BucketSize, measure: Measure, slot: number): number {
+  return start.getTime() * 1024 + (size === 'hour' ? 0 : 512) + (measure === 'prep' ? 0 : 256) + slot;
 }
 
 function addInto(into: (number | null)[], counts: (number | null)[] | null): number[] {
@@ -91,15 +107,18 @@ export class InsightsRepository {
          union
          select tickets.insight_start(?, ?::timestamptz - interval '1 microsecond', ?)
        )
-       select s.start_at::text as start_at, extract(epoch from s.start_at)::float8 * 1000 as start_ms, b.created, b.ready, b.collected, b.cancelled, b.linked, b.rings, b.sms_sent,
-              b.feedback_count, b.feedback_sum,
+       select s.start_at::text as start_at, extract(epoch from s.start_at)::float8 * 1000 as start_ms,
+              d.day_at::text as day_at, extract(epoch from d.day_at)::float8 * 1000 as day_ms,
+              b.branch_id, b.created, b.ready, b.collected, b.cancelled, b.linked, b.rings, b.sms_sent,
+              b.feedback_count, b.feedback_sum, b.prep_p50, b.prep_p90, b.pickup_p50,
               -- As JSON: parsed natively, where the driver parses an integer[] character by character.
               array_to_json(b.prep_minutes) as prep_minutes, array_to_json(b.pickup_minutes) as pickup_minutes
          from starts s
+         cross join lateral (select tickets.insight_start('day', s.start_at, ?) as day_at) d
          left join tickets.insight_buckets b
            on b.branch_id = any(?::bigint[]) and b.size = ? and b.start_at = s.start_at
         order by s.start_at`,
-      [size, zone, from, to, SAMPLE_STEP[size], size, to, zone, pgArray(branchIds), size],
+      [size, zone, from, to, SAMPLE_STEP[size], size, to, zone, zone, pgArray(branchIds), size],
     );
     const buckets: BucketCounts[] = [];
     for (const row of rows) {
@@ -119,8 +138,17 @@ export class InsightsRepository {
           feedbackSum: 0,
           prepMinutes: [],
           pickupMinutes: [],
+          rows: 0,
+          day: { start: new Date(row.day_ms), startText: row.day_at },
         };
         buckets.push(bucket);
+      }
+      if (row.branch_id !== null) {
+        bucket.rows += 1;
+        bucket.kept =
+          bucket.rows === 1
+            ? { prepP50: row.prep_p50, prepP90: row.prep_p90, pickupP50: row.pickup_p50 }
+            : undefined;
       }
       bucket.created += row.created ?? 0;
       bucket.ready += row.ready ?? 0;
@@ -143,7 +171,6 @@ export class InsightsRepository {
    */
   async slotValues(
     branchIds: readonly number[],
-    size: BucketSize,
     slots: readonly SlotRef[],
   ): Promise<Map<number, SlotValues>> {
     const found = new Map<number, [number, number][]>();
@@ -151,37 +178,37 @@ export class InsightsRepository {
     const minuteSlots = slots.filter((s) => s.slot !== OVERFLOW_SLOT);
     const overflow = slots.filter((s) => s.slot === OVERFLOW_SLOT);
     const rows = await this.em.execute<
-      { start_ms: number; measure: Measure; minute: number; seconds: number[] }[]
+      { start_ms: number; size: BucketSize; measure: Measure; minute: number; seconds: number[] }[]
     >(
-      `select extract(epoch from d.start_at)::float8 * 1000 as start_ms, d.measure, d.minute,
+      `select extract(epoch from d.start_at)::float8 * 1000 as start_ms, d.size, d.measure, d.minute,
               array_to_json(d.seconds) as seconds
-         from unnest(?::timestamptz[], ?::text[], ?::integer[]) as c(start_at, measure, minute)
+         from unnest(?::timestamptz[], ?::text[], ?::text[], ?::integer[]) as c(start_at, size, measure, minute)
          join tickets.insight_durations d
-           on d.branch_id = any(?::bigint[]) and d.size = ? and d.start_at = c.start_at
+           on d.branch_id = any(?::bigint[]) and d.size = c.size and d.start_at = c.start_at
           and d.measure = c.measure and d.minute = c.minute
        union all
-       select extract(epoch from d.start_at)::float8 * 1000, d.measure, d.minute, array_to_json(d.seconds)
-         from unnest(?::timestamptz[], ?::text[]) as c(start_at, measure)
+       select extract(epoch from d.start_at)::float8 * 1000, d.size, d.measure, d.minute, array_to_json(d.seconds)
+         from unnest(?::timestamptz[], ?::text[], ?::text[]) as c(start_at, size, measure)
          join tickets.insight_durations d
-           on d.branch_id = any(?::bigint[]) and d.size = ? and d.start_at = c.start_at
+           on d.branch_id = any(?::bigint[]) and d.size = c.size and d.start_at = c.start_at
           and d.measure = c.measure and d.minute >= ?`,
       [
         pgArray(minuteSlots.map((s) => s.bucket.startText)),
+        pgArray(minuteSlots.map((s) => s.size)),
         pgArray(minuteSlots.map((s) => s.measure)),
         pgArray(minuteSlots.map((s) => s.slot)),
         pgArray(branchIds),
-        size,
         pgArray(overflow.map((s) => s.bucket.startText)),
+        pgArray(overflow.map((s) => s.size)),
         pgArray(overflow.map((s) => s.measure)),
         pgArray(branchIds),
-        size,
         OVERFLOW_MINUTES,
       ],
     );
     // A slot holds one row per branch, and in the last slot one per minute: sorted once filled.
     const unsorted = new Set<number>();
     for (const row of rows) {
-      const key = slotKey(new Date(row.start_ms), row.measure, Math.min(row.minute, OVERFLOW_SLOT));
+      const key = slotKey(new Date(row.start_ms), row.size, row.measure, Math.min(row.minute, OVERFLOW_SLOT));
       let values = found.get(key);
       if (values === undefined) found.set(key, (values = []));
       else unsorted.add(key);

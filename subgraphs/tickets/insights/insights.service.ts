@@ -75,58 +75,88 @@ export class InsightsService {
   private async insights(branchIds: number[], zone: string, range: InsightRange): Promise<InsightsType> {
     const size: BucketSize = range.bucket === 'HOUR' ? 'hour' : 'day';
     const buckets = await this.repository.buckets(branchIds, size, zone, range.from, range.to);
-    const totals = buckets.reduce<BucketCounts>(
-      (sum, b) => ({
-        start: sum.start,
-        startText: sum.startText,
-        created: sum.created + b.created,
-        ready: sum.ready + b.ready,
-        collected: sum.collected + b.collected,
-        cancelled: sum.cancelled + b.cancelled,
-        linked: sum.linked + b.linked,
-        rings: sum.rings + b.rings,
-        smsSent: sum.smsSent + b.smsSent,
-        feedbackCount: sum.feedbackCount + b.feedbackCount,
-        feedbackSum: sum.feedbackSum + b.feedbackSum,
-        prepMinutes: addCounts(sum.prepMinutes, b.prepMinutes),
-        pickupMinutes: addCounts(sum.pickupMinutes, b.pickupMinutes),
-      }),
-      {
-        start: buckets[0]?.start ?? range.from,
-        startText: buckets[0]?.startText ?? range.from.toISOString(),
-        created: 0,
-        ready: 0,
-        collected: 0,
-        cancelled: 0,
-        linked: 0,
-        rings: 0,
-        smsSent: 0,
-        feedbackCount: 0,
-        feedbackSum: 0,
-        prepMinutes: [],
-        pickupMinutes: [],
-      },
-    );
+    const totals: BucketCounts = {
+      start: buckets[0]?.start ?? range.from,
+      startText: buckets[0]?.startText ?? range.from.toISOString(),
+      created: 0,
+      ready: 0,
+      collected: 0,
+      cancelled: 0,
+      linked: 0,
+      rings: 0,
+      smsSent: 0,
+      feedbackCount: 0,
+      feedbackSum: 0,
+      prepMinutes: [],
+      pickupMinutes: [],
+      rows: 0,
+      day: { start: range.from, startText: range.from.toISOString() },
+    };
+    for (const b of buckets) {
+      totals.created += b.created;
+      totals.ready += b.ready;
+      totals.collected += b.collected;
+      totals.cancelled += b.cancelled;
+      totals.linked += b.linked;
+      totals.rings += b.rings;
+      totals.smsSent += b.smsSent;
+      totals.feedbackCount += b.feedbackCount;
+      totals.feedbackSum += b.feedbackSum;
+      addCounts(totals.prepMinutes, b.prepMinutes);
+      addCounts(totals.pickupMinutes, b.pickupMinutes);
+    }
 
-    // The seconds of only the minutes a percentile falls in: each bucket's own, and for the
-    // totals, that minute in every bucket that has tickets in it.
+    // Where the totals' seconds are read: for an hourly range, the rollup of each local day it
+    // holds whole (a day's row is its hours' sum), and the hours of the days at its two ends.
+    const sources: {
+      bucket: Pick<BucketCounts, 'start' | 'startText'>;
+      size: BucketSize;
+      of: BucketCounts[];
+    }[] = [];
+    if (size === 'hour' && buckets.length > 0) {
+      const first = buckets[0]!;
+      const last = buckets.at(-1)!;
+      const byDay = new Map<string, BucketCounts[]>();
+      for (const bucket of buckets) {
+        const hours = byDay.get(bucket.day.startText);
+        if (hours === undefined) byDay.set(bucket.day.startText, [bucket]);
+        else hours.push(bucket);
+      }
+      for (const hours of byDay.values()) {
+        const day = hours[0]!.day;
+        const whole =
+          day.startText !== last.day.startText &&
+          (day.startText !== first.day.startText || first.start.getTime() === day.start.getTime());
+        if (whole) sources.push({ bucket: day, size: 'day', of: hours });
+        else for (const hour of hours) sources.push({ bucket: hour, size: 'hour', of: [hour] });
+      }
+    } else {
+      for (const bucket of buckets) sources.push({ bucket, size, of: [bucket] });
+    }
+
+    // The seconds of only the minutes a percentile falls in: a bucket's own unless the triggers
+    // keep its percentiles (one branch's row), and the totals' minute wherever it has tickets.
     const wanted = new Map<number, SlotRef>();
-    const want = (ref: SlotRef) => wanted.set(slotKey(ref.bucket.start, ref.measure, ref.slot), ref);
+    const want = (ref: SlotRef) =>
+      wanted.set(slotKey(ref.bucket.start, ref.size, ref.measure, ref.slot), ref);
     for (const { measure, p } of PERCENTILES) {
       for (const bucket of buckets) {
-        for (const slot of slotsNeeded(p, minutesOf(bucket, measure))) want({ bucket, measure, slot });
+        if (bucket.kept !== undefined) continue;
+        for (const slot of slotsNeeded(p, minutesOf(bucket, measure))) want({ bucket, size, measure, slot });
       }
       for (const slot of slotsNeeded(p, minutesOf(totals, measure))) {
-        for (const bucket of buckets) {
-          if ((minutesOf(bucket, measure)[slot] ?? 0) > 0) want({ bucket, measure, slot });
+        for (const source of sources) {
+          if (source.of.some((b) => (minutesOf(b, measure)[slot] ?? 0) > 0)) {
+            want({ bucket: source.bucket, size: source.size, measure, slot });
+          }
         }
       }
     }
-    const values = await this.repository.slotValues(branchIds, size, [...wanted.values()]);
-    const valuesOf = (start: Date, measure: Measure, slot: number): SlotValues =>
-      values.get(slotKey(start, measure, slot)) ?? [];
+    const values = await this.repository.slotValues(branchIds, [...wanted.values()]);
+    const valuesOf = (start: Date, of: BucketSize, measure: Measure, slot: number): SlotValues =>
+      values.get(slotKey(start, of, measure, slot)) ?? [];
 
-    const shape = (bucket: BucketCounts, slotValues: (measure: Measure, slot: number) => SlotValues) => {
+    const shape = (bucket: BucketCounts, percentileOf: (measure: Measure, p: number) => number | null) => {
       const shaped: InsightBucketType = {
         start: bucket.start,
         created: bucket.created,
@@ -142,11 +172,8 @@ export class InsightsService {
         prepP90Seconds: null,
         pickupP50Seconds: null,
       };
-      for (const { measure, p, field } of PERCENTILES) {
-        (shaped[field] as number | null) = percentile(p, minutesOf(bucket, measure), (slot) =>
-          slotValues(measure, slot),
-        );
-      }
+      for (const { measure, p, field } of PERCENTILES)
+        (shaped[field] as number | null) = percentileOf(measure, p);
       return shaped;
     };
 
@@ -158,19 +185,20 @@ export class InsightsService {
       if (slot !== OVERFLOW_SLOT) {
         // One minute's seconds: counted by second, already in order.
         const bySecond = new Array<number>(60).fill(0);
-        for (const bucket of buckets) {
-          for (const [seconds, count] of valuesOf(bucket.start, measure, slot))
+        for (const source of sources) {
+          for (const [seconds, count] of valuesOf(source.bucket.start, source.size, measure, slot)) {
             bySecond[seconds - slot * 60]! += count;
+          }
         }
-        const values: [number, number][] = [];
+        const counted: [number, number][] = [];
         for (let second = 0; second < 60; second += 1) {
-          if (bySecond[second]! > 0) values.push([slot * 60 + second, bySecond[second]!]);
+          if (bySecond[second]! > 0) counted.push([slot * 60 + second, bySecond[second]!]);
         }
-        found = values;
+        found = counted;
       } else {
         const sum = new Map<number, number>();
-        for (const bucket of buckets) {
-          for (const [seconds, count] of valuesOf(bucket.start, measure, slot)) {
+        for (const source of sources) {
+          for (const [seconds, count] of valuesOf(source.bucket.start, source.size, measure, slot)) {
             sum.set(seconds, (sum.get(seconds) ?? 0) + count);
           }
         }
@@ -180,9 +208,20 @@ export class InsightsService {
       return found;
     };
     return {
-      totals: shape(totals, totalsValues),
+      totals: shape(totals, (measure, p) =>
+        percentile(p, minutesOf(totals, measure), (slot) => totalsValues(measure, slot)),
+      ),
       buckets: buckets.map((bucket) =>
-        shape(bucket, (measure, slot) => valuesOf(bucket.start, measure, slot)),
+        shape(bucket, (measure, p) => {
+          const kept = bucket.kept;
+          if (kept !== undefined) {
+            if (measure === 'pickup') return kept.pickupP50;
+            return p === 0.5 ? kept.prepP50 : kept.prepP90;
+          }
+          return percentile(p, minutesOf(bucket, measure), (slot) =>
+            valuesOf(bucket.start, size, measure, slot),
+          );
+        }),
       ),
     };
   }
