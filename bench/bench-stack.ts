@@ -21,6 +21,44 @@ export async function gatewayData<T>(
   return body.data!;
 }
 
+/** A signed-in owner's venue with one branch, made over the graph as the panel makes them. */
+export interface BenchVenue {
+  /** The owner's session token. */
+  token: string;
+  venueId: string;
+  branchId: string;
+  /** The gateway's data for an operation sent with the owner's session. */
+  graph: <T>(query: string, variables?: Record<string, unknown>) => Promise<T>;
+}
+
+export async function benchVenue(
+  gatewayUrl: string,
+  names: { who: string; venue: string; branch: string; timezone?: string },
+): Promise<BenchVenue> {
+  const { signUp } = await gatewayData<{ signUp: { token: string } }>(
+    gatewayUrl,
+    'mutation ($i: SignUpInput!) { signUp(input: $i) { token } }',
+    {
+      i: {
+        email: `${names.who}-${Date.now()}@example.test`,
+        password: 'a long bench passphrase',
+        name: 'Owner',
+      },
+    },
+  );
+  const graph = <T>(query: string, variables: Record<string, unknown> = {}) =>
+    gatewayData<T>(gatewayUrl, query, variables, signUp.token);
+  const { createVenue } = await graph<{ createVenue: { id: string } }>(
+    'mutation ($i: CreateVenueInput!) { createVenue(input: $i) { id } }',
+    { i: { name: names.venue, ...(names.timezone === undefined ? {} : { timezone: names.timezone }) } },
+  );
+  const { createBranch } = await graph<{ createBranch: { id: string } }>(
+    'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
+    { i: { venueId: createVenue.id, name: names.branch } },
+  );
+  return { token: signUp.token, venueId: createVenue.id, branchId: createBranch.id, graph };
+}
+
 /** The environment of a benchmark's stack: its own `nida_bench` database and Redis prefix. */
 export function benchEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const database = new URL(loadConfig().databaseUrl);

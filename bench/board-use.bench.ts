@@ -4,7 +4,7 @@ import { CHROMIUM_FLAGS } from '../common/chromium';
 import { loadConfig } from '../common/config';
 import { connectRedis } from '../common/redis';
 import { startStack } from '../tools/stack';
-import { benchEnv, gatewayData } from './bench-stack';
+import { benchEnv, benchVenue } from './bench-stack';
 import { flag } from './load';
 
 /**
@@ -40,32 +40,11 @@ async function main(): Promise<void> {
     args: [...CHROMIUM_FLAGS],
   });
   try {
-    let token = '';
-    const graph = <T>(query: string, variables: Record<string, unknown> = {}) =>
-      gatewayData<T>(stack.gatewayUrl, query, variables, token);
-    token = (
-      await graph<{ signUp: { token: string } }>(
-        'mutation ($i: SignUpInput!) { signUp(input: $i) { token } }',
-        {
-          i: {
-            email: `board-use-${Date.now()}@example.test`,
-            password: 'a long bench passphrase',
-            name: 'Owner',
-          },
-        },
-      )
-    ).signUp.token;
-    const venueId = (
-      await graph<{ createVenue: { id: string } }>(
-        'mutation { createVenue(input: { name: "Bench Café" }) { id } }',
-      )
-    ).createVenue.id;
-    const branchId = (
-      await graph<{ createBranch: { id: string } }>(
-        'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
-        { i: { venueId, name: 'Counter' } },
-      )
-    ).createBranch.id;
+    const { graph, branchId } = await benchVenue(stack.gatewayUrl, {
+      who: 'board-use',
+      venue: 'Bench Café',
+      branch: 'Counter',
+    });
     const { createBoardDevice } = await graph<{ createBoardDevice: { code: string } }>(
       'mutation ($i: CreateBoardDeviceInput!) { createBoardDevice(input: $i) { code } }',
       { i: { branchId, name: 'Counter tablet' } },

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { startStack } from '../tools/stack';
-import { benchEnv, gatewayData } from './bench-stack';
+import { benchEnv, benchVenue } from './bench-stack';
 import { flag } from './load';
 
 /**
@@ -87,32 +87,14 @@ async function main(): Promise<void> {
   const db = new Client({ connectionString: env.DATABASE_URL });
   await db.connect();
   try {
-    let token = '';
-    const graph = <T>(query: string, variables: Record<string, unknown> = {}) =>
-      gatewayData<T>(stack.gatewayUrl, query, variables, token);
-    token = (
-      await graph<{ signUp: { token: string } }>(
-        'mutation ($i: SignUpInput!) { signUp(input: $i) { token } }',
-        {
-          i: {
-            email: `bench-insights-${Date.now()}@example.test`,
-            password: 'a long bench passphrase',
-            name: 'Owner',
-          },
-        },
-      )
-    ).signUp.token;
-    const venueId = (
-      await graph<{ createVenue: { id: string } }>(
-        'mutation { createVenue(input: { name: "Bench Grill", timezone: "Asia/Baghdad" }) { id } }',
-      )
-    ).createVenue.id;
-    let branchId = (
-      await graph<{ createBranch: { id: string } }>(
-        'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
-        { i: { venueId, name: 'Bench counter' } },
-      )
-    ).createBranch.id;
+    const owner = await benchVenue(stack.gatewayUrl, {
+      who: 'bench-insights',
+      venue: 'Bench Grill',
+      branch: 'Bench counter',
+      timezone: 'Asia/Baghdad',
+    });
+    const { graph, venueId } = owner;
+    let branchId = owner.branchId;
 
     // --reuse: the year an earlier run seeded into this database, read by this run's owner (made
     // an owner of that branch's venue): to time a change to the reading without seeding again.

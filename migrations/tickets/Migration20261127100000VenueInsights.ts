@@ -380,30 +380,24 @@ const REBUILD = `
       from "insight_events" group by "size", "start_at";
     -- Counts by whole minute (slot = minute + 1, the last slot 120 minutes or more), dense.
     with slots as (
-      select "size", "start_at", least("seconds" / 60, 120) + 1 as "slot", count(*)::integer as "n"
-        from "insight_events" where "measure" = 'prep' group by 1, 2, 3
+      select "size", "start_at", "measure", least("seconds" / 60, 120) + 1 as "slot", count(*)::integer as "n"
+        from "insight_events" where "measure" is not null group by 1, 2, 3, 4
     ), dense as (
-      select x."size", x."start_at", array_agg(coalesce(s."n", 0) order by g."slot") as "counts"
-        from (select "size", "start_at", max("slot") as "top" from slots group by 1, 2) x
+      select x."size", x."start_at", x."measure", array_agg(coalesce(s."n", 0) order by g."slot") as "counts"
+        from (select "size", "start_at", "measure", max("slot") as "top" from slots group by 1, 2, 3) x
         cross join lateral generate_series(1, x."top") g("slot")
-        left join slots s on s."size" = x."size" and s."start_at" = x."start_at" and s."slot" = g."slot"
-       group by 1, 2
+        left join slots s on s."size" = x."size" and s."start_at" = x."start_at"
+                         and s."measure" = x."measure" and s."slot" = g."slot"
+       group by 1, 2, 3
+    ), both_measures as (
+      select "size", "start_at",
+             max("counts") filter (where "measure" = 'prep') as "prep",
+             max("counts") filter (where "measure" = 'pickup') as "pickup"
+        from dense group by 1, 2
     )
-    update "tickets"."insight_buckets" b set "prep_minutes" = d."counts"
-      from dense d
-     where b."branch_id" = p_branch and d."size" = b."size" and d."start_at" = b."start_at";
-    with slots as (
-      select "size", "start_at", least("seconds" / 60, 120) + 1 as "slot", count(*)::integer as "n"
-        from "insight_events" where "measure" = 'pickup' group by 1, 2, 3
-    ), dense as (
-      select x."size", x."start_at", array_agg(coalesce(s."n", 0) order by g."slot") as "counts"
-        from (select "size", "start_at", max("slot") as "top" from slots group by 1, 2) x
-        cross join lateral generate_series(1, x."top") g("slot")
-        left join slots s on s."size" = x."size" and s."start_at" = x."start_at" and s."slot" = g."slot"
-       group by 1, 2
-    )
-    update "tickets"."insight_buckets" b set "pickup_minutes" = d."counts"
-      from dense d
+    update "tickets"."insight_buckets" b
+       set "prep_minutes" = coalesce(d."prep", '{}'), "pickup_minutes" = coalesce(d."pickup", '{}')
+      from both_measures d
      where b."branch_id" = p_branch and d."size" = b."size" and d."start_at" = b."start_at";
     -- Counts by the second within each minute, dense.
     with seconds as (

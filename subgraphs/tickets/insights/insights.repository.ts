@@ -78,6 +78,29 @@ export function slotKey(start: Date, size: BucketSize, measure: Measure, slot: n
   return start.getTime() * 1024 + (size === 'hour' ? 0 : 512) + (measure === 'prep' ? 0 : 256) + slot;
 }
 
+/** A bucket in which nothing happened, yet. */
+export function emptyBucket(
+  named: Pick<BucketCounts, 'start' | 'startText'>,
+  day: BucketCounts['day'],
+): BucketCounts {
+  return {
+    ...named,
+    created: 0,
+    ready: 0,
+    collected: 0,
+    cancelled: 0,
+    linked: 0,
+    rings: 0,
+    smsSent: 0,
+    feedbackCount: 0,
+    feedbackSum: 0,
+    prepMinutes: [],
+    pickupMinutes: [],
+    rows: 0,
+    day,
+  };
+}
+
 function addInto(into: (number | null)[], counts: (number | null)[] | null): number[] {
   const sum = into.map((c) => c ?? 0);
   for (let i = 0; i < (counts?.length ?? 0); i += 1) sum[i] = (sum[i] ?? 0) + (counts![i] ?? 0);
@@ -124,23 +147,10 @@ export class InsightsRepository {
     for (const row of rows) {
       let bucket = buckets.at(-1);
       if (bucket === undefined || bucket.startText !== row.start_at) {
-        bucket = {
-          start: new Date(row.start_ms),
-          startText: row.start_at,
-          created: 0,
-          ready: 0,
-          collected: 0,
-          cancelled: 0,
-          linked: 0,
-          rings: 0,
-          smsSent: 0,
-          feedbackCount: 0,
-          feedbackSum: 0,
-          prepMinutes: [],
-          pickupMinutes: [],
-          rows: 0,
-          day: { start: new Date(row.day_ms), startText: row.day_at },
-        };
+        bucket = emptyBucket(
+          { start: new Date(row.start_ms), startText: row.start_at },
+          { start: new Date(row.day_ms), startText: row.day_at },
+        );
         buckets.push(bucket);
       }
       if (row.branch_id !== null) {

@@ -7,6 +7,7 @@ import {
 } from '../../../contracts/tickets/insights';
 import type { VenueRoles } from '../venues';
 import {
+  emptyBucket,
   type InsightsRepository,
   slotKey,
   type BucketCounts,
@@ -75,23 +76,8 @@ export class InsightsService {
   private async insights(branchIds: number[], zone: string, range: InsightRange): Promise<InsightsType> {
     const size: BucketSize = range.bucket === 'HOUR' ? 'hour' : 'day';
     const buckets = await this.repository.buckets(branchIds, size, zone, range.from, range.to);
-    const totals: BucketCounts = {
-      start: buckets[0]?.start ?? range.from,
-      startText: buckets[0]?.startText ?? range.from.toISOString(),
-      created: 0,
-      ready: 0,
-      collected: 0,
-      cancelled: 0,
-      linked: 0,
-      rings: 0,
-      smsSent: 0,
-      feedbackCount: 0,
-      feedbackSum: 0,
-      prepMinutes: [],
-      pickupMinutes: [],
-      rows: 0,
-      day: { start: range.from, startText: range.from.toISOString() },
-    };
+    const named = { start: buckets[0]?.start ?? range.from, startText: buckets[0]?.startText ?? '' };
+    const totals = emptyBucket(named, named);
     for (const b of buckets) {
       totals.created += b.created;
       totals.ready += b.ready;
