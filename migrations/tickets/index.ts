@@ -11,6 +11,7 @@ import { Migration20261123220000AuditEvents } from './Migration20261123220000Aud
 import { Migration20261125200000BoardsAndDisplays } from './Migration20261125200000BoardsAndDisplays';
 import { Migration20261126100000TraceContext } from './Migration20261126100000TraceContext';
 import { Migration20261127100000VenueInsights } from './Migration20261127100000VenueInsights';
+import { Migration20261127200000WaitAndEstimate } from './Migration20261127200000WaitAndEstimate';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
@@ -26,4 +27,5 @@ export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261125200000BoardsAndDisplays', class: Migration20261125200000BoardsAndDisplays },
   { name: 'Migration20261126100000TraceContext', class: Migration20261126100000TraceContext },
   { name: 'Migration20261127100000VenueInsights', class: Migration20261127100000VenueInsights },
+  { name: 'Migration20261127200000WaitAndEstimate', class: Migration20261127200000WaitAndEstimate },
 ];

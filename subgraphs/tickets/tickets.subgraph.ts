@@ -24,6 +24,9 @@ import { BoardRepository, BoardResolver, BoardService } from './boards';
 import {
   BranchInsightsResolver,
   InsightsRepository,
+  BranchWaitResolver,
+  TicketEstimateResolver,
+  WaitRepository,
   InsightsService,
   VenueInsightsResolver,
 } from './insights';
@@ -96,31 +99,36 @@ function presentOptions(scope: RequestScope): PresentOptions {
   };
 }
 
-function ticketResolver(scope: RequestScope): TicketResolver {
+/** Who this request is to the tickets: a key, a board device, a signed-in member or a ticket's token. */
+function ticketAccessOf(scope: RequestScope): TicketAccess {
   const apiKeys = new ApiKeyService(scope.em);
   const plans = new VenuePlanClient(
     SubgraphClient.of(scope.config, 'billing'),
     scope.redis,
     scope.config.redisPrefix,
   );
+  return new TicketAccess(
+    {
+      authorization: scope.headers.authorization,
+      ticketToken: scope.headers[TICKET_TOKEN_HEADER],
+      sessionUserId: parseRecordId(scope.headers[SESSION_USER_HEADER]),
+      branchId: parseRecordId(scope.headers[BRANCH_HEADER]),
+      restDoor: scope.headers[REST_DOOR_HEADER] !== undefined,
+      recheck: scope.headers[ACCESS_RECHECK_HEADER] !== undefined,
+    },
+    apiKeys,
+    plans,
+    accessCacheOf(scope),
+    scope.requestId,
+    new MembershipRepository(scope.em),
+  );
+}
+
+function ticketResolver(scope: RequestScope, access: TicketAccess): TicketResolver {
   return new TicketResolver(
     new TicketService(scope.em),
     new VenueService(scope.em),
-    new TicketAccess(
-      {
-        authorization: scope.headers.authorization,
-        ticketToken: scope.headers[TICKET_TOKEN_HEADER],
-        sessionUserId: parseRecordId(scope.headers[SESSION_USER_HEADER]),
-        branchId: parseRecordId(scope.headers[BRANCH_HEADER]),
-        restDoor: scope.headers[REST_DOOR_HEADER] !== undefined,
-        recheck: scope.headers[ACCESS_RECHECK_HEADER] !== undefined,
-      },
-      apiKeys,
-      plans,
-      accessCacheOf(scope),
-      scope.requestId,
-      new MembershipRepository(scope.em),
-    ),
+    access,
     presentOptions(scope),
     scope.config.push?.publicKey ?? null,
   );
@@ -219,6 +227,8 @@ export const ticketsSubgraph: SubgraphDefinition = {
     BoardResolver,
     BranchInsightsResolver,
     VenueInsightsResolver,
+    TicketEstimateResolver,
+    BranchWaitResolver,
     ...WEBHOOK_RESOLVERS,
   ],
   orphanedTypes: [VenueType],
@@ -226,11 +236,11 @@ export const ticketsSubgraph: SubgraphDefinition = {
     Ticket: {
       // Only a key of the ticket's branch with tickets:read sees it, as through `ticket(id)`.
       __resolveReference: (reference: { id: string }, { scope }) =>
-        ticketResolver(scope).ticket(reference.id),
+        ticketResolver(scope, ticketAccessOf(scope)).ticket(reference.id),
     },
     Venue: {
       __resolveReference: (reference: { id: string }, { scope }) =>
-        ticketResolver(scope).venueReference(String(reference.id)),
+        ticketResolver(scope, ticketAccessOf(scope)).venueReference(String(reference.id)),
     },
   },
   subscriptionTypeDefs: TICKET_SUBSCRIPTIONS,
@@ -249,16 +259,22 @@ export const ticketsSubgraph: SubgraphDefinition = {
       },
     } satisfies TicketsShared;
   },
-  createResolvers: (scope) => [
-    ticketResolver(scope),
-    new BranchResolver(new VenueService(scope.em)),
-    new TicketCustomerResolver(
-      new TicketCustomerService(scope.em),
-      new TicketService(scope.em),
-      presentOptions(scope),
-      scope.config.push,
-      scope.config.webhooks.allowInsecure,
-    ),
-    ...managementResolvers(scope),
-  ],
+  createResolvers: (scope) => {
+    const access = ticketAccessOf(scope);
+    const waits = new WaitRepository(scope.em);
+    return [
+      ticketResolver(scope, access),
+      new TicketEstimateResolver(waits),
+      new BranchWaitResolver(waits, access),
+      new BranchResolver(new VenueService(scope.em)),
+      new TicketCustomerResolver(
+        new TicketCustomerService(scope.em),
+        new TicketService(scope.em),
+        presentOptions(scope),
+        scope.config.push,
+        scope.config.webhooks.allowInsecure,
+      ),
+      ...managementResolvers(scope),
+    ];
+  },
 };

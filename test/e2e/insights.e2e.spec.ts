@@ -188,4 +188,129 @@ describe('venue insights on the graph: who may read a branch and its numbers', (
       errors: { to: ['to must be after from.'] },
     });
   });
+
+  it('shows the live wait to whoever may read the branch and lets owners and managers set its alert, audit-logged', async () => {
+    const owner = await person();
+    const { venueId, branchId } = await venueWithBranch(owner);
+    const staff = await person();
+    const manager = await person();
+    const stranger = await person();
+    await database.query(
+      `insert into tickets.venue_members (venue_id, user_id, role) values ($1, $2, 'STAFF'), ($1, $3, 'MANAGER')`,
+      [venueId, staff.id, manager.id],
+    );
+    const at = { ...bearer(owner.token), 'x-branch-id': branchId };
+    const tokens: string[] = [];
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i += 1) {
+      const { createTicket } = await data<{ createTicket: { ticket: { id: string; token: string } } }>(
+        'mutation ($i: CreateTicketInput!) { createTicket(input: $i) { ticket { id token } } }',
+        { i: { customerName: `Guest ${i}` } },
+        at,
+      );
+      ids.push(createTicket.ticket.id);
+      tokens.push(createTicket.ticket.token);
+    }
+    // The rows say: five became ready 8 to 4 minutes ago, a minute apart, after 4, 6, 8, 10 and 12
+    // minutes; three still wait, created 20, 15 and 10 minutes ago.
+    await database.query(
+      `update tickets.tickets set created_at = now() - make_interval(mins => 12 + n), ready_at = now() - make_interval(mins => 8 - n),
+              status = 'ready'
+         from (select unnest($1::bigint[]) as id, generate_series(0, 4) as n) t where tickets.id = t.id`,
+      [ids.slice(0, 5)],
+    );
+    await database.query(
+      `update tickets.tickets set created_at = now() - make_interval(mins => 20 - 5 * n)
+         from (select unnest($1::bigint[]) as id, generate_series(0, 2) as n) t where tickets.id = t.id`,
+      [ids.slice(5)],
+    );
+
+    const WAIT = `query ($id: ID!) { branch(id: $id) { wait {
+      waiting oldestWaitingSince medianWaitSeconds readyLastHour alertMinutes alert } } }`;
+    await data(
+      'mutation ($i: ChangePlanInput!) { changePlan(input: $i) { key } }',
+      { i: { venueId, plan: 'growth' } },
+      bearer(owner.token),
+    );
+    const { key } = await newBranchKey(platform.config, Number(branchId));
+    for (const headers of [bearer(owner.token), bearer(staff.token), bearer(manager.token), bearer(key)]) {
+      const { branch } = await data<{ branch: { wait: Record<string, unknown> } }>(
+        WAIT,
+        { id: branchId },
+        headers,
+      );
+      expect(branch.wait).toMatchObject({ waiting: 3, readyLastHour: 5, alertMinutes: 15, alert: true });
+      expect(branch.wait.medianWaitSeconds).toBeCloseTo(8 * 60, 0);
+      const oldest = Date.parse(branch.wait.oldestWaitingSince as string);
+      expect(Math.abs(Date.now() - oldest - 20 * 60_000)).toBeLessThan(60_000);
+    }
+    expect(await codeOf(WAIT, { id: branchId }, bearer(stranger.token))).toBe('NOT_FOUND');
+
+    const ALERT =
+      'mutation ($i: SetVenueWaitAlertInput!) { setVenueWaitAlert(input: $i) { waitAlertMinutes } }';
+    expect(await codeOf(ALERT, { i: { venueId, minutes: 30 } }, bearer(staff.token))).toBe('FORBIDDEN');
+    expect(await codeOf(ALERT, { i: { venueId, minutes: 30 } }, bearer(stranger.token))).toBe('NOT_FOUND');
+    expect(await codeOf(ALERT, { i: { venueId, minutes: 30 } }, bearer(key))).toBe('UNAUTHENTICATED');
+    const zero = await graph(ALERT, { i: { venueId, minutes: 0 } }, bearer(manager.token));
+    expect(zero.errors?.[0]?.extensions).toMatchObject({
+      code: 'BAD_USER_INPUT',
+      errors: { minutes: ['The minutes field must be between 1 and 240.'] },
+    });
+    const set = await data<{ setVenueWaitAlert: { waitAlertMinutes: number } }>(
+      ALERT,
+      { i: { venueId, minutes: 30 } },
+      bearer(manager.token),
+    );
+    expect(set.setVenueWaitAlert.waitAlertMinutes).toBe(30);
+    const after = await data<{ branch: { wait: { alert: boolean; alertMinutes: number } } }>(
+      WAIT,
+      { id: branchId },
+      bearer(staff.token),
+    );
+    expect(after.branch.wait).toEqual({ ...after.branch.wait, alertMinutes: 30, alert: false });
+    const { venue } = await data<{
+      venue: {
+        auditLog: {
+          items: { action: string; details: { name: string; value: string }[] }[];
+        };
+      };
+    }>(
+      'query ($id: ID!) { venue(id: $id) { auditLog(first: 5) { items { action details { name value } } } } }',
+      { id: venueId },
+      bearer(owner.token),
+    );
+    const [changed] = venue.auditLog.items;
+    expect(changed?.action).toBe('wait_alert.changed');
+    expect(Object.fromEntries(changed!.details.map((d) => [d.name, d.value]))).toMatchObject({
+      minutes: '30',
+      before: '15',
+    });
+
+    // The customer's estimate: from the five ready in the last two hours, while waiting only.
+    const ESTIMATE = 'query ($t: String!) { ticketByToken(token: $t) { status createdAt estimatedReadyAt } }';
+    const waiting = await data<{ ticketByToken: { createdAt: string; estimatedReadyAt: string | null } }>(
+      ESTIMATE,
+      { t: tokens[7] },
+      {},
+    );
+    // Created 10 minutes ago with two ahead; median prep 8 minutes, a ticket ready each minute: a
+    // turn of 8·1/9 minutes, so two turns from now beat created + 8 minutes.
+    const estimate = Date.parse(waiting.ticketByToken.estimatedReadyAt!);
+    expect(Math.abs(estimate - (Date.now() + (2 * 8 * 60_000) / 9))).toBeLessThan(5_000);
+    const ready = await data<{ ticketByToken: { estimatedReadyAt: string | null } }>(
+      ESTIMATE,
+      { t: tokens[0] },
+      {},
+    );
+    expect(ready.ticketByToken.estimatedReadyAt).toBeNull();
+    await database.query(`update tickets.tickets set ready_at = now() - interval '3 hours' where id = $1`, [
+      ids[0],
+    ]);
+    const fewer = await data<{ ticketByToken: { estimatedReadyAt: string | null } }>(
+      ESTIMATE,
+      { t: tokens[7] },
+      {},
+    );
+    expect(fewer.ticketByToken.estimatedReadyAt).toBeNull();
+  });
 });

@@ -5,4 +5,6 @@
 export { InsightsRepository } from './insights.repository';
 export { InsightsService, checkRange, type InsightRange } from './insights.service';
 export { BranchInsightsResolver, VenueInsightsResolver } from './insights.resolver';
+export { WaitRepository } from './wait.repository';
+export { BranchWaitResolver, TicketEstimateResolver } from './wait.resolver';
 export { InsightBucketSizeValue, InsightsType, InsightBucketType } from './insights.type';

@@ -15,6 +15,6 @@ export {
   type FeedbackPayload,
   type WebhookEvent,
 } from './ticket-events';
-export { TicketStatusValue, toTicketType, type PresentOptions } from './ticket.type';
+export { PublicTicketType, TicketStatusValue, toTicketType, type PresentOptions } from './ticket.type';
 export { BranchResolver, TicketResolver } from './ticket.resolver';
 export { TicketCustomerResolver } from './ticket-customer.resolver';

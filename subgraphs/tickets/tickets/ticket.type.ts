@@ -141,6 +141,10 @@ export class TicketFeedbackType {
 
 @ObjectType('PublicTicket', { description: 'What the customer page of a ticket shows: no phone, no note.' })
 export class PublicTicketType {
+  /** Not on the graph: what the estimate reads the branch's tickets by. */
+  ticketId!: number;
+  branchId!: number;
+
   @Field(() => String, { description: 'Number shown to the customer.' })
   number!: string;
 
@@ -210,6 +214,8 @@ export function toPublicTicket(
 ): PublicTicketType {
   const t = view.ticket;
   return {
+    ticketId: t.id,
+    branchId: t.branchId,
     number: t.number,
     status: t.status as TicketStatusValue,
     statusText: statusText(t.status, language),

@@ -7,6 +7,7 @@ import {
   CreateVenueInput,
   RenameBranchInput,
   SetVenueSmsInput,
+  SetVenueWaitAlertInput,
   VenueRoleValue,
 } from './venue-management.type';
 import { VenueManagement } from './venue-management.service';
@@ -130,5 +131,16 @@ export class VenueManagementResolver {
     input: SetVenueSmsInput,
   ): Promise<VenueType> {
     return toVenueType(await this.management.setSms(input));
+  }
+
+  @Mutation(() => VenueType, {
+    description:
+      'Sets the minutes past which the staff board highlights the wait. Owners and managers; audit-logged.',
+  })
+  async setVenueWaitAlert(
+    @Arg('input', () => SetVenueWaitAlertInput, { description: 'The venue and the minutes.' })
+    input: SetVenueWaitAlertInput,
+  ): Promise<VenueType> {
+    return toVenueType(await this.management.setWaitAlert(input));
   }
 }

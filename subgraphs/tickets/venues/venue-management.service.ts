@@ -7,7 +7,7 @@ import { AuditLog, type AuditEvent } from '../../../common/audit-log';
 import type { Branch } from './branch.entity';
 import { MembershipRepository, type VenueRole } from './membership.repository';
 import { VENUE_AUDIT } from './venue-audit';
-import { checkName } from './venue.rules';
+import { checkName, WAIT_ALERT_MINUTES } from './venue.rules';
 import type { VenueRoles } from './venue-roles';
 import type { Venue } from './venue.entity';
 import { VenueService } from './venue.service';
@@ -154,6 +154,24 @@ export class VenueManagement {
     const venueId = await this.roles.managed(input.venueId);
     const venue = await this.venues.setSms(venueId, input.enabled);
     await this.roles.audit(venueId, 'sms.changed', `venue:${venueId}`, { enabled: input.enabled });
+    return venue;
+  }
+
+  /** The minutes past which the board highlights a wait; the change and the value before it are audited. */
+  async setWaitAlert(input: { venueId: string; minutes: number }): Promise<Venue> {
+    const { min, max } = WAIT_ALERT_MINUTES;
+    if (!Number.isInteger(input.minutes) || input.minutes < min || input.minutes > max) {
+      throw new ValidationError({
+        minutes: [say('field.between', { field: 'minutes', min, max })],
+      });
+    }
+    const venueId = await this.roles.managed(input.venueId);
+    const before = (await this.venues.get(venueId)).waitAlertMinutes;
+    const venue = await this.venues.setWaitAlert(venueId, input.minutes);
+    await this.roles.audit(venueId, 'wait_alert.changed', `venue:${venueId}`, {
+      minutes: input.minutes,
+      before,
+    });
     return venue;
   }
 }

@@ -1,4 +1,5 @@
-import { Directive, Field, ID, InputType, ObjectType, registerEnumType } from 'type-graphql';
+import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { WAIT_ALERT_MINUTES } from './venue.rules';
 import { auditGraphTypes } from '../../../common/audit.graphql';
 
 export enum VenueRoleValue {
@@ -68,6 +69,17 @@ export class RenameBranchInput {
 
   @Field(() => String, { description: '1 to 120 characters.' })
   name!: string;
+}
+
+@InputType('SetVenueWaitAlertInput', { description: 'When a venue’s staff board highlights the wait.' })
+export class SetVenueWaitAlertInput {
+  @Field(() => ID, { description: 'The venue.' })
+  venueId!: string;
+
+  @Field(() => Int, {
+    description: `Minutes, ${WAIT_ALERT_MINUTES.min} to ${WAIT_ALERT_MINUTES.max}: a waiting ticket this old is highlighted.`,
+  })
+  minutes!: number;
 }
 
 @InputType('SetVenueSmsInput', { description: 'Whether a venue sends the one SMS on ready.' })

@@ -1,4 +1,5 @@
 import { BigIntType, Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { WAIT_ALERT_MINUTES } from './venue.rules';
 
 export type VenueLanguage = 'ar' | 'en';
 
@@ -19,6 +20,9 @@ export class Venue {
 
   @Property({ type: 'boolean' })
   smsEnabled: boolean & Opt = false;
+
+  @Property({ type: 'integer' })
+  waitAlertMinutes: number & Opt = WAIT_ALERT_MINUTES.default;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date & Opt = new Date();

@@ -9,3 +9,6 @@ export function checkName(errors: FieldMessages, field: string, value: string): 
   }
   return trimmed;
 }
+
+/** Minutes a ticket may wait before the staff board highlights the wait (`Venue.waitAlertMinutes`). */
+export const WAIT_ALERT_MINUTES = { min: 1, max: 240, default: 15 } as const;

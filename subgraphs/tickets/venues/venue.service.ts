@@ -58,6 +58,13 @@ export class VenueService {
     return venue;
   }
 
+  async setWaitAlert(id: number, minutes: number): Promise<Venue> {
+    const venue = await this.get(id);
+    venue.waitAlertMinutes = minutes;
+    await this.venues.save(venue);
+    return venue;
+  }
+
   async createBranch(venueId: number, name: string): Promise<Branch> {
     await this.get(venueId);
     const errors: FieldMessages = {};

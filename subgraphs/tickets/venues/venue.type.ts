@@ -1,4 +1,5 @@
-import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
+import { WAIT_ALERT_MINUTES } from './venue.rules';
 import type { Branch } from './branch.entity';
 import type { Venue } from './venue.entity';
 
@@ -19,6 +20,11 @@ export class VenueType {
 
   @Field(() => Boolean, { description: 'Whether the venue sends the one SMS on ready.' })
   smsEnabled!: boolean;
+
+  @Field(() => Int, {
+    description: `Minutes a ticket may wait before the staff board highlights the wait, ${WAIT_ALERT_MINUTES.min} to ${WAIT_ALERT_MINUTES.max}; ${WAIT_ALERT_MINUTES.default} unless set.`,
+  })
+  waitAlertMinutes!: number;
 }
 
 @ObjectType('Branch', { description: 'A counter of a venue, with its own ticket numbers and API keys.' })
@@ -41,6 +47,7 @@ export function toVenueType(venue: Venue): VenueType {
     language: venue.language,
     timezone: venue.timezone,
     smsEnabled: venue.smsEnabled,
+    waitAlertMinutes: venue.waitAlertMinutes,
   };
 }
 
