@@ -441,6 +441,9 @@ export const MESSAGES = {
   'board.page.undo': { en: 'Undo ({seconds})', ar: 'تراجع ({seconds})' },
   'board.page.search': { en: 'Search by number', ar: 'ابحث بالرقم' },
   'board.page.waited': { en: '{minutes} min', ar: '{minutes} د' },
+  'board.page.wait_waiting': { en: 'Waiting now', ar: 'بالانتظار الآن' },
+  'board.page.wait_median': { en: 'Median wait, last hour', ar: 'وسيط الانتظار في آخر ساعة' },
+  'board.page.wait_oldest': { en: 'Oldest waiting', ar: 'أقدم طلب منتظر' },
   'board.page.offline': {
     en: 'Offline — reconnecting. Actions are paused.',
     ar: 'غير متصل — تتم إعادة الاتصال. الإجراءات متوقفة.',
@@ -568,6 +571,23 @@ export const MESSAGES = {
   'page.ticket.rate': { en: 'Rate your order', ar: 'قيّم طلبك' },
   'page.ticket.comment': { en: 'Comment (optional)', ar: 'تعليق (اختياري)' },
   'page.ticket.thanks': { en: 'Thank you for your rating!', ar: 'شكراً لتقييمك!' },
+  // The estimate's words by the plural the minutes take in Arabic (1, 2, 3 to 10, 11 and more).
+  'page.ticket.estimate.one': {
+    en: 'Usually ready in about a minute',
+    ar: 'جاهز عادةً خلال دقيقة تقريبًا',
+  },
+  'page.ticket.estimate.two': {
+    en: 'Usually ready in about 2 minutes',
+    ar: 'جاهز عادةً خلال دقيقتين تقريبًا',
+  },
+  'page.ticket.estimate.few': {
+    en: 'Usually ready in about {minutes} minutes',
+    ar: 'جاهز عادةً خلال {minutes} دقائق تقريبًا',
+  },
+  'page.ticket.estimate.many': {
+    en: 'Usually ready in about {minutes} minutes',
+    ar: 'جاهز عادةً خلال {minutes} دقيقة تقريبًا',
+  },
   'page.ticket.offline': { en: 'Connection lost. Reconnecting…', ar: 'انقطع الاتصال. جارٍ إعادة الاتصال…' },
   'page.ticket.not_found': {
     en: 'This ticket was not found. Check the code on your receipt.',

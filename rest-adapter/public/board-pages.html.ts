@@ -73,6 +73,11 @@ export function boardPage(language: TextLanguage, liveUrl: string, assets: PageA
 <input name="customerPhone" inputmode="tel" maxlength="20" placeholder="${say('board.page.customer_phone')}" aria-label="${say('board.page.customer_phone')}">
 <button type="submit">${say('board.page.new_ticket')}</button>
 </form>
+<section class="wait" aria-live="polite" data-alert="false" hidden>
+<div><span class="label">${say('board.page.wait_waiting')}</span> <span class="value" data-wait="waiting"></span></div>
+<div><span class="label">${say('board.page.wait_median')}</span> <span class="value" data-wait="median"></span></div>
+<div><span class="label">${say('board.page.wait_oldest')}</span> <span class="value" data-wait="oldest"></span></div>
+</section>
 <input type="search" class="search" placeholder="${say('board.page.search')}" aria-label="${say('board.page.search')}">
 <p class="notice" role="alert"></p>
 <div class="lists">

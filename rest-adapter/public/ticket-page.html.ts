@@ -20,6 +20,8 @@ export interface PageTicket {
   collectedAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** From the branch's recent prep times; null without enough of them, and once not waiting. */
+  estimatedReadyAt: string | null;
 }
 
 /** Hashed asset paths, so the page can tell browsers to keep them forever. */
@@ -42,6 +44,26 @@ function wordsIn(language: TextLanguage) {
 }
 
 const STATUSES = ['waiting', 'ready', 'collected', 'cancelled'] as const;
+
+/** The estimate's wording by the Arabic plural of its minutes; page.js picks the same way. */
+const ESTIMATE_FORMS = ['one', 'two', 'few', 'many'] as const;
+
+function estimateForm(minutes: number): (typeof ESTIMATE_FORMS)[number] {
+  if (minutes <= 1) return 'one';
+  if (minutes === 2) return 'two';
+  return minutes <= 10 ? 'few' : 'many';
+}
+
+/**
+ * "Usually ready in about 8 minutes" from the estimate and now, whole minutes rounded up (a
+ * minute at least), with the page language's digits; empty without an estimate.
+ */
+export function estimateText(iso: string | null, now: number, language: TextLanguage): string {
+  if (iso === null) return '';
+  const minutes = Math.max(1, Math.ceil((Date.parse(iso) - now) / 60_000));
+  const digits = new Intl.NumberFormat(language === 'ar' ? 'ar-IQ' : 'en-GB').format(minutes);
+  return text(`page.ticket.estimate.${estimateForm(minutes)}`, language, { minutes: digits });
+}
 
 /** Everything up to `<body>`: language and direction, the policy-friendly head, the assets. */
 export function documentStart(
@@ -90,6 +112,12 @@ export function ticketPage(
   const hints = STATUSES.map(
     (s) => `<p class="hint" data-when="${s}">${e(say(`page.ticket.hint.${s}`))}</p>`,
   ).join('');
+  const estimateWords = e(
+    JSON.stringify(
+      Object.fromEntries(ESTIMATE_FORMS.map((form) => [form, say(`page.ticket.estimate.${form}`)])),
+    ),
+  );
+  const estimate = ticket.status === 'WAITING' ? ticket.estimatedReadyAt : null;
   const stars = [1, 2, 3, 4, 5]
     .map(
       (n) =>
@@ -106,6 +134,7 @@ export function ticketPage(
 <p class="label">${e(say('page.ticket.your_number'))}</p>
 <p class="number" dir="ltr">${e(ticket.number)}</p>
 <p class="status" data-field="statusText">${e(ticket.statusText)}</p>
+<p class="estimate" data-when="waiting" data-field="estimate" data-at="${e(estimate ?? '')}" data-words="${estimateWords}"${estimate === null ? ' hidden' : ''}>${e(estimateText(estimate, Date.now(), language))}</p>
 ${hints}
 <dl class="times">
 <div><dt>${e(say('page.ticket.ordered'))}</dt><dd data-field="createdAt">${e(clock(ticket.createdAt, language, ticket.timezone))}</dd></div>

@@ -9,7 +9,7 @@ export const OPEN_PAGE = operation<{ linkTicket: PageTicket }, { token: string }
   `mutation TicketPageOpen($token: String!) {
     linkTicket(token: $token) {
       number status statusText venueName branchName timezone ringCount alertsEnabled smsOptIn smsAvailable pushKey
-      feedback { rating } readyAt collectedAt createdAt updatedAt
+      feedback { rating } readyAt collectedAt createdAt updatedAt estimatedReadyAt
     }
   }`,
 );

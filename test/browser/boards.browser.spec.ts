@@ -305,6 +305,81 @@ describe('the staff board and the room’s display in real headless Chromium', (
     }
   });
 
+  it('shows the live wait, highlighted past the venue’s alert, and keeps Arabic and English names apart', async () => {
+    await data(
+      'mutation ($i: SetVenueWaitAlertInput!) { setVenueWaitAlert(input: $i) { waitAlertMinutes } }',
+      {
+        i: { venueId, minutes: 5 },
+      },
+    );
+    const display = await newDisplay('en');
+    const tv = await openDisplay(display.url);
+    const { page: board } = await pairedBoard('en');
+    try {
+      await board.bringToFront();
+      const maryam = await rest('POST', '/tickets', { number: '88', customer_name: 'مريم' });
+      const sara = await rest('POST', '/tickets', { number: '89', customer_name: 'Sara علي' });
+      await board.waitForSelector('[data-list="waiting"] li[data-number="89"]');
+      // In the English layout the Arabic name stays on its own: name, separator, minutes, left to right.
+      const order = await board.$eval('li[data-number="88"] .detail', (detail) =>
+        ['.customer', '.separator', '.waited'].map(
+          (part) => detail.querySelector(part)!.getBoundingClientRect().left,
+        ),
+      );
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+      expect(await board.$eval('li[data-number="88"] .detail', (el) => el.textContent)).toBe('مريم · 0 min');
+      expect(await board.$eval('li[data-number="88"] .customer', (el) => el.tagName)).toBe('BDI');
+      expect(await tv.$$eval('.display-title bdi', (els) => els.map((el) => el.textContent))).toEqual([
+        'مطعم الساحة',
+        'الكرادة',
+      ]);
+      expect(await tv.$eval('[data-list="waiting"] li[data-number="88"]', (el) => el.dir)).toBe('auto');
+
+      // Maryam's order has waited 10 minutes, past the venue's 5; Sara's is ready after 2.
+      await database.query(
+        `update tickets.tickets set created_at = now() - interval '10 minutes' where id = $1`,
+        [maryam.id],
+      );
+      await database.query(
+        `update tickets.tickets set created_at = now() - interval '2 minutes' where id = $1`,
+        [sara.id],
+      );
+      await rest('POST', `/tickets/${String(sara.id)}/ready`);
+      const [counted] = await database.query(
+        `select count(*) as waiting from tickets.tickets where branch_id = $1 and status = 'waiting'`,
+        [branchId],
+      );
+      const waiting = String(counted!.waiting);
+      const [median] = await database.query(
+        `select round(percentile_cont(0.5) within group (order by extract(epoch from ready_at - created_at)) / 60) as minutes
+           from tickets.tickets where branch_id = $1 and ready_at > now() - interval '1 hour'`,
+        [branchId],
+      );
+      await until(board, () => document.querySelector('.wait')?.getAttribute('data-alert') === 'true');
+      const strip = await board.$eval('.wait', (el) => ({
+        waiting: el.querySelector('[data-wait=waiting]')!.textContent,
+        median: el.querySelector('[data-wait=median]')!.textContent,
+        oldest: el.querySelector('[data-wait=oldest]')!.textContent,
+        oldestAlert: (el.querySelector('[data-wait=oldest]')!.closest('div') as HTMLElement).dataset.alert,
+      }));
+      expect(strip).toEqual({
+        waiting,
+        median: `${String(median!.minutes)} min`,
+        oldest: expect.stringMatching(/^1\d min$/),
+        oldestAlert: 'true',
+      });
+      // Loaded afresh, the cards count from the times the rows now hold too.
+      await board.reload({ waitUntil: 'load' });
+      await until(board, () => document.querySelector('.wait')?.getAttribute('data-alert') === 'true');
+      await board.screenshot({ path: join(ARTIFACTS, 'board-en-wait.png') });
+      await rest('POST', `/tickets/${String(maryam.id)}/collected`);
+      await rest('POST', `/tickets/${String(sara.id)}/collected`);
+    } finally {
+      await board.close();
+      await tv.close();
+    }
+  });
+
   it('lets a member sign in on the board, pick the branch, and refuses actions while offline', async () => {
     // The board's live URL points at a gateway process of its own, which this test stops and restarts.
     const [port, edgePort] = (await freePorts(2)) as [number, number];

@@ -103,6 +103,8 @@ describe('the customer’s ticket page in real headless Chromium', () => {
     try {
       expect(await page.$eval('.number', (el) => el.textContent)).toBe('B-42');
       expect(await status(page)).toBe('waiting');
+      // No ticket of the branch became ready yet: no estimate, rather than a made-up one.
+      expect(await page.$eval('.estimate', (el) => el.getBoundingClientRect().height)).toBe(0);
       expect(await page.$eval('html', (el) => [el.getAttribute('lang'), el.getAttribute('dir')])).toEqual([
         'ar',
         'rtl',
@@ -199,6 +201,88 @@ describe('the customer’s ticket page in real headless Chromium', () => {
       expect(await toggled.$eval('html', (el) => el.getAttribute('lang'))).toBe('ar');
     } finally {
       await toggled.close();
+    }
+  });
+
+  it('tells the waiting customer an honest estimate in Arabic and English, kept live, with mixed names isolated', async () => {
+    const other = await newTicketBranch(platform.config);
+    await database.query(`update tickets.venues set name = 'Samarra سامراء' where id = $1`, [other.venueId]);
+    await database.query(`update tickets.branches set name = 'فرع Mansour 2' where id = $1`, [
+      other.branchId,
+    ]);
+    const post = async (path: string, body: unknown = {}) => {
+      const response = await fetch(`${platform.restUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${other.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return (await response.json()) as Record<string, unknown>;
+    };
+    // Five became ready 8 to 4 minutes ago after 4, 6, 8, 10 and 12 minutes: a median of 8.
+    const done: unknown[] = [];
+    for (let i = 0; i < 5; i += 1) done.push((await post('/tickets')).id);
+    await database.query(
+      `update tickets.tickets set status = 'ready', created_at = now() - make_interval(mins => 12 + n),
+              ready_at = now() - make_interval(mins => 8 - n)
+         from (select unnest($1::bigint[]) as id, generate_series(0, 4) as n) t where tickets.id = t.id`,
+      [done],
+    );
+    const ticket = await post('/tickets', { number: 'A-7' });
+    const pages: Page[] = [];
+    try {
+      for (const [language, expected] of [
+        ['ar', 'جاهز عادةً خلال ٨ دقائق تقريبًا'],
+        ['en', 'Usually ready in about 8 minutes'],
+      ] as const) {
+        const page = await browser.newPage();
+        pages.push(page);
+        // The page reads the estimate again each minute; here each half second, so the test sees it move.
+        await page.evaluateOnNewDocument(() => {
+          const every = window.setInterval.bind(window);
+          window.setInterval = ((handler: TimerHandler, ms?: number) =>
+            every(handler, ms === 60_000 ? 500 : ms)) as typeof window.setInterval;
+        });
+        await page.setViewport({ width: 390, height: 844, deviceScaleFactor: 1 });
+        await page.goto(`${String(ticket.public_url)}?lang=${language}`, { waitUntil: 'load' });
+        expect(await page.$eval('.estimate', (el) => [(el as HTMLElement).hidden, el.textContent])).toEqual([
+          false,
+          expected,
+        ]);
+        expect(await page.$$eval('.venue bdi', (els) => els.map((el) => el.textContent))).toEqual([
+          'Samarra سامراء',
+          'فرع Mansour 2',
+        ]);
+        await page.screenshot({ path: join(ARTIFACTS, `ticket-page-${language}-estimate.png`) });
+      }
+      // Twenty orders turn out to be ahead of it: at a ticket a minute and 8 minutes' prep, a turn is
+      // 8/9 of a minute, so about 18 minutes from now; both pages show it on their next read.
+      const ahead: unknown[] = [];
+      for (let i = 0; i < 20; i += 1) ahead.push((await post('/tickets')).id);
+      await database.query(
+        `update tickets.tickets set created_at = (select created_at from tickets.tickets where id = $2) - interval '1 second'
+          where id = any($1::bigint[])`,
+        [ahead, ticket.id],
+      );
+      const [arabic, english] = pages as [Page, Page];
+      // Polled by time: a page behind another draws no frames to poll by.
+      const shows = (page: Page, text: string) =>
+        page.waitForFunction(
+          (t) => document.querySelector('.estimate')?.textContent === t,
+          { timeout: 5_000, polling: 100 },
+          text,
+        );
+      await shows(arabic, 'جاهز عادةً خلال ١٨ دقيقة تقريبًا');
+      await shows(english, 'Usually ready in about 18 minutes');
+      await post(`/tickets/${String(ticket.id)}/ready`);
+      for (const page of pages) {
+        await page.waitForFunction(() => document.getElementById('ticket')?.dataset.status === 'ready', {
+          timeout: 2_000,
+          polling: 100,
+        });
+        expect(await page.$eval('.estimate', (el) => el.getBoundingClientRect().height)).toBe(0);
+      }
+    } finally {
+      for (const page of pages) await page.close();
     }
   });
 

@@ -15,6 +15,9 @@
   var UNDO_SECONDS = 5;
   var STORE = 'board.credential';
   var FIELDS = 'id number status customerName ringCount readyAt createdAt updatedAt';
+  var WAIT = 'wait { waiting oldestWaitingSince medianWaitSeconds alertMinutes }';
+  // After a change, the wait is read again once things settle rather than once per event.
+  var WAIT_READ_DELAY_MS = 1000;
   var $ = function (selector) {
     return root.querySelector(selector);
   };
@@ -25,6 +28,8 @@
   var ringedAt = {};
   var readyTimers = {};
   var renderQueued = false;
+  var wait = null; // the branch's live wait, as the graph last answered it
+  var waitTimer = null;
   var pairCode = codeFromFragment();
   // Opening a pairing link pairs this tablet anew, whatever it was paired or signed in as before.
   if (pairCode) save(null);
@@ -136,12 +141,15 @@
         {
           next: function (payload) {
             if (payload.data) apply(payload.data.branchTicketsUpdated, true);
+            queueWaitRead();
           },
         },
       );
     }
     request(
-      'query { currentBranch { name } waiting: tickets(perPage: 100, filter: { status: WAITING }) { items { ' +
+      'query { currentBranch { name ' +
+        WAIT +
+        ' } waiting: tickets(perPage: 100, filter: { status: WAITING }) { items { ' +
         FIELDS +
         ' } } ready: tickets(perPage: 100, filter: { status: READY }) { items { ' +
         FIELDS +
@@ -151,7 +159,11 @@
         notice(firstError(result));
         return;
       }
-      $('.branch-name').textContent = '· ' + result.data.currentBranch.name;
+      var branchName = document.createElement('bdi');
+      branchName.textContent = result.data.currentBranch.name;
+      $('.branch-name').textContent = '· ';
+      $('.branch-name').appendChild(branchName);
+      wait = result.data.currentBranch.wait;
       tickets = {};
       result.data.waiting.items.concat(result.data.ready.items).forEach(function (ticket) {
         apply(ticket, false);
@@ -159,6 +171,45 @@
       show('live');
       notice('');
     });
+  }
+
+  function queueWaitRead() {
+    if (waitTimer) return;
+    waitTimer = setTimeout(function () {
+      waitTimer = null;
+      request('query { currentBranch { ' + WAIT + ' } }').then(function (result) {
+        if (result.data) {
+          wait = result.data.currentBranch.wait;
+          queueRender();
+        }
+      });
+    }, WAIT_READ_DELAY_MS);
+  }
+
+  /** The wait strip: the count, the last hour's median, the oldest's age counted here, the alert. */
+  function drawWait(now) {
+    var strip = $('.wait');
+    if (!wait) {
+      strip.hidden = true;
+      return;
+    }
+    var alertSeconds = wait.alertMinutes * 60;
+    var oldest = wait.oldestWaitingSince ? (now - Date.parse(wait.oldestWaitingSince)) / 1000 : null;
+    var median = wait.medianWaitSeconds;
+    strip.hidden = false;
+    strip.querySelector('[data-wait=waiting]').textContent = String(wait.waiting);
+    strip.querySelector('[data-wait=median]').textContent =
+      median === null ? '—' : fill(words.waited, { minutes: Math.round(median / 60) });
+    strip.querySelector('[data-wait=oldest]').textContent =
+      oldest === null ? '—' : fill(words.waited, { minutes: Math.floor(oldest / 60) });
+    var alert = (oldest !== null && oldest >= alertSeconds) || (median !== null && median >= alertSeconds);
+    strip.dataset.alert = String(alert);
+    strip.querySelector('[data-wait=oldest]').closest('div').dataset.alert = String(
+      oldest !== null && oldest >= alertSeconds,
+    );
+    strip.querySelector('[data-wait=median]').closest('div').dataset.alert = String(
+      median !== null && median >= alertSeconds,
+    );
   }
 
   function setupError(message) {
@@ -230,7 +281,8 @@
           venue.branches.forEach(function (branch) {
             var option = document.createElement('option');
             option.value = branch.id;
-            option.textContent = venue.name + ' · ' + branch.name;
+            // An option holds text only: Unicode's isolates keep each name's direction to itself.
+            option.textContent = '\u2068' + venue.name + '\u2069 · \u2068' + branch.name + '\u2069';
             select.appendChild(option);
           });
         });
@@ -290,10 +342,10 @@
     return actions;
   }
 
-  function part(item, className) {
+  function part(item, className, tag) {
     var element = item.querySelector('.' + className);
     if (!element) {
-      element = document.createElement('span');
+      element = document.createElement(tag || 'span');
       element.className = className;
       item.appendChild(element);
     }
@@ -302,10 +354,15 @@
 
   function drawTicket(item, ticket, now) {
     item.classList.toggle('pending', Boolean(readyTimers[ticket.id]));
-    part(item, 'number').textContent = ticket.number;
+    part(item, 'number', 'bdi').textContent = ticket.number;
     var minutes = Math.max(0, Math.floor((now - Date.parse(ticket.createdAt)) / 60000));
-    part(item, 'detail').textContent =
-      (ticket.customerName ? ticket.customerName + ' · ' : '') + fill(words.waited, { minutes: minutes });
+    // A customer's name is isolated: an Arabic name in the English layout (or the reverse) must
+    // not pull the separator and the minutes into its own direction.
+    var detail = part(item, 'detail');
+    var name = part(detail, 'customer', 'bdi');
+    name.textContent = ticket.customerName || '';
+    part(detail, 'separator').textContent = ticket.customerName ? ' · ' : '';
+    part(detail, 'waited').textContent = fill(words.waited, { minutes: minutes });
     var holder = part(item, 'actions');
     var wanted = actionsOf(ticket, now);
     var buttons = holder.querySelectorAll('button');
@@ -348,6 +405,7 @@
     });
     fillList('waiting', lists.WAITING);
     fillList('ready', lists.READY);
+    drawWait(Date.now());
   }
 
   function fillList(name, items) {

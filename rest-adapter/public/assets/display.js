@@ -72,6 +72,8 @@
     shown.forEach(function (ticket, i) {
       var li = items[ticket.id] || (items[ticket.id] = document.createElement('li'));
       li.textContent = li.dataset.number = ticket.number;
+      // A number is the venue's text: it reads in its own direction whatever the page's.
+      li.dir = 'auto';
       li.className = ticket === latest ? 'latest' : '';
       if (list.children[i] !== li) list.insertBefore(li, list.children[i] || null);
     });
@@ -118,7 +120,14 @@
     // A manager switched the display's language: its words and voice come with the page.
     if (board.language !== lang) return window.location.reload();
     settings = board;
-    root.querySelector('.display-title').textContent = board.venueName + ' · ' + board.branchName;
+    var title = root.querySelector('.display-title');
+    title.textContent = '';
+    [board.venueName, ' · ', board.branchName].forEach(function (part, i) {
+      // The names are isolated so one in the other script cannot swap places with its neighbours.
+      var node = i === 1 ? document.createTextNode(part) : document.createElement('bdi');
+      if (i !== 1) node.textContent = part;
+      title.appendChild(node);
+    });
     // What left is not on the board; what came live before it is as new or newer.
     Object.keys(tickets).forEach(function (id) {
       gone[id] = tickets[id];

@@ -24,6 +24,28 @@
     }).format(new Date(iso));
   }
 
+  // The estimate moves as the tickets ahead leave the kitchen, which this ticket's own events do not
+  // tell: it is read again every minute while waiting, and its minutes count down in between.
+  var estimate = root.querySelector('[data-field="estimate"]');
+  var ESTIMATE_READ_MS = 60000;
+  var estimateWords = estimate ? JSON.parse(estimate.dataset.words || '{}') : {};
+  var digits = new Intl.NumberFormat(lang === 'ar' ? 'ar-IQ' : 'en-GB');
+
+  /** As estimateText in ticket-page.html.ts: whole minutes rounded up, the Arabic plural's words. */
+  function showEstimate(iso) {
+    if (!estimate) return;
+    if (iso !== undefined) estimate.dataset.at = iso || '';
+    var at = Date.parse(estimate.dataset.at || '');
+    if (status !== 'waiting' || !at) {
+      estimate.hidden = true;
+      return;
+    }
+    var minutes = Math.max(1, Math.ceil((at - Date.now()) / 60000));
+    var form = minutes <= 1 ? 'one' : minutes === 2 ? 'two' : minutes <= 10 ? 'few' : 'many';
+    estimate.textContent = String(estimateWords[form] || '').replace('{minutes}', digits.format(minutes));
+    estimate.hidden = false;
+  }
+
   function set(field, value) {
     var el = root.querySelector('[data-field="' + field + '"]');
     if (el) el.textContent = value;
@@ -46,6 +68,7 @@
     set('statusText', ticket.statusText);
     set('readyAt', clock(ticket.readyAt));
     set('createdAt', clock(ticket.createdAt));
+    showEstimate(ticket.estimatedReadyAt);
     if (alerted) alertCustomer(ticket.statusText);
   }
 
@@ -94,7 +117,9 @@
     // Whatever changed while the page was loading or away.
     refetch: function () {
       live
-        .request('query ($t: String!) { ticketByToken(token: $t) { ' + FIELDS + ' } }', { t: token })
+        .request('query ($t: String!) { ticketByToken(token: $t) { ' + FIELDS + ' estimatedReadyAt } }', {
+          t: token,
+        })
         .then(function (result) {
           if (result.data) apply(result.data.ticketByToken);
         });
@@ -109,6 +134,23 @@
       },
     },
   );
+
+  // Offline, a read answers a refusal: the countdown goes on and the next read tries again.
+  function readEstimate() {
+    if (status !== 'waiting') return;
+    live
+      .request('query ($t: String!) { ticketByToken(token: $t) { estimatedReadyAt } }', { t: token })
+      .then(function (result) {
+        if (result.data && result.data.ticketByToken)
+          showEstimate(result.data.ticketByToken.estimatedReadyAt);
+      });
+  }
+  if (estimate) {
+    window.setInterval(readEstimate, ESTIMATE_READ_MS);
+    window.setInterval(function () {
+      showEstimate();
+    }, 15000);
+  }
 
   /**
    * The page's writes go to the page's own origin (rate limited per address there); resolves with
