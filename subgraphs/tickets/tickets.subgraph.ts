@@ -28,6 +28,12 @@ import {
   VenueInsightsResolver,
 } from './insights';
 import {
+  TicketExportRepository,
+  TicketExportResolver,
+  TicketExportService,
+  ticketExportRoute,
+} from './exports';
+import {
   JobQueues,
   OutboxEvent,
   WEBHOOK_RESOLVERS,
@@ -160,7 +166,20 @@ function managementResolvers(scope: RequestScope): object[] {
     ),
     ...webhookResolvers(roles, new WebhookEndpointService(scope.em, scope.config, sharedOf(scope).queues)),
     ...insightsResolvers(new InsightsService(new InsightsRepository(scope.em), roles)),
+    new TicketExportResolver(ticketExports(scope), roles, languageOf(scope.headers['accept-language'])),
   ];
+}
+
+/** The accountants' CSV export of one request: the caller's roles when a link is made, the link's person's when one is opened. */
+function ticketExports(scope: RequestScope): TicketExportService {
+  return new TicketExportService(
+    {
+      publicBaseUrl: scope.config.publicBaseUrl,
+      internalSecret: scope.config.internalSecret,
+      acceptedInternalSecrets: scope.config.acceptedInternalSecrets,
+    },
+    (userId) => new VenueRoles(scope.em, userId, scope.headers[CLIENT_ADDRESS_HEADER] ?? null),
+  );
 }
 
 function insightsResolvers(service: InsightsService): object[] {
@@ -219,6 +238,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
     BoardResolver,
     BranchInsightsResolver,
     VenueInsightsResolver,
+    TicketExportResolver,
     ...WEBHOOK_RESOLVERS,
   ],
   orphanedTypes: [VenueType],
@@ -234,6 +254,13 @@ export const ticketsSubgraph: SubgraphDefinition = {
     },
   },
   subscriptionTypeDefs: TICKET_SUBSCRIPTIONS,
+  // The CSV a signed export link opens: a stream GraphQL cannot carry, passed through by the adapter.
+  internalRoutes: (scopeOf) => [
+    ticketExportRoute(scopeOf, (scope) => ({
+      service: ticketExports(scope),
+      repository: new TicketExportRepository(scope.em),
+    })),
+  ],
   startShared: async ({ config, redis, logger }) => {
     const accessCache = await AccessCache.listen(redis, config.redisPrefix);
     const mailer = createMailer(config.mail, logger);
