@@ -20,12 +20,19 @@ interface TicketRow {
   alerts_enabled: boolean;
   sms_opt_in: boolean;
   sms_sent: boolean;
-  linked_at: Date | null;
-  ready_at: Date | null;
-  collected_at: Date | null;
-  cancelled_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
+  linked_at: string | null;
+  ready_at: string | null;
+  collected_at: string | null;
+  cancelled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Timestamps come as Postgres writes them (the ORM's parsers keep them text); read as the ORM reads them. */
+function dateOf(text: string): Date;
+function dateOf(text: string | null): Date | null;
+function dateOf(text: string | null): Date | null {
+  return text === null ? null : new Date(text);
 }
 
 function ticketOf(row: TicketRow): Ticket {
@@ -44,12 +51,12 @@ function ticketOf(row: TicketRow): Ticket {
   ticket.alertsEnabled = row.alerts_enabled;
   ticket.smsOptIn = row.sms_opt_in;
   ticket.smsSent = row.sms_sent;
-  ticket.linkedAt = row.linked_at;
-  ticket.readyAt = row.ready_at;
-  ticket.collectedAt = row.collected_at;
-  ticket.cancelledAt = row.cancelled_at;
-  ticket.createdAt = row.created_at;
-  ticket.updatedAt = row.updated_at;
+  ticket.linkedAt = dateOf(row.linked_at);
+  ticket.readyAt = dateOf(row.ready_at);
+  ticket.collectedAt = dateOf(row.collected_at);
+  ticket.cancelledAt = dateOf(row.cancelled_at);
+  ticket.createdAt = dateOf(row.created_at);
+  ticket.updatedAt = dateOf(row.updated_at);
   return ticket;
 }
 
