@@ -50,7 +50,7 @@ const BOUNDARY_ZONES = [
  */
 const SUBGRAPH_FOLDERS = {
   tickets: {
-    folders: ['venues', 'access', 'tickets', 'boards', 'events', 'insights'],
+    folders: ['venues', 'access', 'tickets', 'boards', 'events', 'insights', 'exports'],
     roots: ['tickets.subgraph.ts', 'main.ts'],
   },
 };

@@ -412,6 +412,26 @@ export const MESSAGES = {
     en: 'This range holds {asked} buckets of this size; ask for at most {max} at once.',
     ar: 'يضم هذا المدى {asked} فترة بهذا الحجم؛ اطلب {max} فترة على الأكثر في المرة الواحدة.',
   },
+  'exports.range_order': {
+    en: 'to must be after from.',
+    ar: 'يجب أن يكون to بعد from.',
+  },
+  'exports.range_too_long': {
+    en: 'An export covers at most {max} days; this range is {days} days long.',
+    ar: 'يغطي التصدير {max} يوماً على الأكثر؛ وطول هذا المدى {days} يوماً.',
+  },
+  'exports.link_invalid': {
+    en: 'This download link is not valid.',
+    ar: 'رابط التنزيل هذا غير صالح.',
+  },
+  'exports.link_expired': {
+    en: 'This download link has expired; ask for a new one.',
+    ar: 'انتهت صلاحية رابط التنزيل هذا؛ اطلب رابطاً جديداً.',
+  },
+  'exports.busy': {
+    en: 'Too many exports are running; try again in a few seconds.',
+    ar: 'تجري الآن عمليات تصدير كثيرة؛ حاول مجدداً بعد ثوانٍ.',
+  },
   'venue.key_not_found': { en: 'API key not found.', ar: 'مفتاح API غير موجود.' },
   'venue.member_not_found': { en: 'Member not found.', ar: 'العضو غير موجود.' },
   'venue.last_owner': {

@@ -3,7 +3,9 @@ import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/dis
 import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import type { RequestHandler } from 'express';
 import { GraphQLError, Kind, parse, type GraphQLSchema } from 'graphql';
+import type { IncomingHttpHeaders } from 'node:http';
 import { buildSchema, createResolversMap, type ContainerType } from 'type-graphql';
 import type { Config, SubgraphName } from './config';
 import { openSchema, type EntityManager, type MikroORM, type SchemaModule } from './database';
@@ -46,6 +48,13 @@ export interface SubgraphContext {
   container: ContainerType;
 }
 
+/** A route beside `/graphql` that only the platform's processes may call (a stream GraphQL cannot carry). */
+export interface InternalRoute {
+  method: 'get';
+  path: string;
+  handler: RequestHandler;
+}
+
 /** Everything that makes one subgraph: its schema module, its GraphQL resolvers and how to build them. */
 export interface SubgraphDefinition {
   name: SubgraphName;
@@ -65,6 +74,11 @@ export interface SubgraphDefinition {
   bodyLimit?: string;
   /** Resolver instances for one request, wired with that request's scope. */
   createResolvers(scope: RequestScope): object[];
+  /**
+   * Routes other than `/graphql`, behind the same internal credential; `scopeOf` gives a request
+   * its scope as a GraphQL request gets one.
+   */
+  internalRoutes?(scopeOf: (headers: IncomingHttpHeaders) => RequestScope): InternalRoute[];
   /** Makes the process-wide state handed to every request as `scope.shared`. */
   startShared?(base: {
     config: Config;
@@ -191,22 +205,33 @@ export async function startSubgraph(
     nameRoute('/graphql'),
     requireInternalCredential(config.acceptedInternalSecrets),
   );
+  const scopeOf = (requestHeaders: IncomingHttpHeaders): RequestScope => {
+    const headers = Object.fromEntries(
+      Object.entries(requestHeaders).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
+    );
+    return {
+      em: orm.em.fork(),
+      redis,
+      config,
+      logger,
+      requestId: headers[REQUEST_ID_HEADER] ?? '',
+      headers,
+      shared,
+    };
+  };
+  for (const route of definition.internalRoutes?.(scopeOf) ?? []) {
+    service.app[route.method](
+      route.path,
+      nameRoute(route.path),
+      requireInternalCredential(config.acceptedInternalSecrets),
+      route.handler,
+    );
+  }
   mountGraphQL(
     service,
     apollo,
     ({ req }) => {
-      const headers = Object.fromEntries(
-        Object.entries(req.headers).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
-      );
-      const scope: RequestScope = {
-        em: orm.em.fork(),
-        redis,
-        config,
-        logger,
-        requestId: headers[REQUEST_ID_HEADER] ?? '',
-        headers,
-        shared,
-      };
+      const scope = scopeOf(req.headers);
       return Promise.resolve({ scope, container: requestContainer(definition.createResolvers(scope)) });
     },
     definition.bodyLimit,

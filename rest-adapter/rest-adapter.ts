@@ -16,6 +16,7 @@ import { CV_PATHS, cvErrorHandler, cvRateLimitRefusal, cvRoutes } from './cv/cv.
 import { cvPagesRoutes } from './public/cv-pages.routes';
 import { boardPagesRoutes } from './public/board-pages.routes';
 import { ticketPageRoutes } from './public/ticket-page.routes';
+import { ticketExportRoutes } from './public/ticket-export.routes';
 import { ticketsRoutes } from './tickets/tickets.routes';
 import { API_PREFIX } from './route-table';
 
@@ -87,10 +88,11 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     }),
   );
   service.app.use(API_PREFIX, api);
-  service.app.use(['/t', '/cv', '/templates', '/board', '/display', '/b'], perAddress);
+  service.app.use(['/t', '/cv', '/templates', '/board', '/display', '/b', '/exports'], perAddress);
   service.app.use(ticketPageRoutes(graph, config, budgets, policies.publicWrites));
   service.app.use(boardPagesRoutes(graph, config));
   service.app.use(cvPagesRoutes(graph));
+  service.app.use(ticketExportRoutes(config, logger));
   service.app.use(unknownRoute);
   service.app.use(errorHandler(logger));
 

@@ -2,6 +2,7 @@ import { CV_DOCUMENT_ROUTES } from './cv/cv.routes';
 import { ADAPTER_OPERATIONS } from './graph-client';
 import { BOARD_PAGE_ROUTES } from './public/board-pages.routes';
 import { CV_PAGE_ROUTES } from './public/cv-pages.routes';
+import { TICKET_EXPORT_ROUTES } from './public/ticket-export.routes';
 import { TICKET_PAGE_ROUTES, TICKET_PAGE_TOKEN_ROUTES } from './public/ticket-page.routes';
 import { openApiPath, type TableRoute } from './route-table';
 import { TICKET_ROUTES } from './tickets/tickets.routes';
@@ -13,6 +14,7 @@ const TABLES: Record<string, readonly TableRoute<never>[]> = {
   'cv pages': CV_PAGE_ROUTES,
   'ticket page': [...TICKET_PAGE_ROUTES, ...TICKET_PAGE_TOKEN_ROUTES],
   'board pages': BOARD_PAGE_ROUTES,
+  'ticket export': TICKET_EXPORT_ROUTES,
 };
 
 describe('the route tables', () => {

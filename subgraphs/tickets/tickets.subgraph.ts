@@ -31,6 +31,12 @@ import {
   VenueInsightsResolver,
 } from './insights';
 import {
+  TicketExportRepository,
+  TicketExportResolver,
+  TicketExportService,
+  ticketExportRoute,
+} from './exports';
+import {
   JobQueues,
   OutboxEvent,
   WEBHOOK_RESOLVERS,
@@ -168,7 +174,20 @@ function managementResolvers(scope: RequestScope): object[] {
     ),
     ...webhookResolvers(roles, new WebhookEndpointService(scope.em, scope.config, sharedOf(scope).queues)),
     ...insightsResolvers(new InsightsService(new InsightsRepository(scope.em), roles)),
+    new TicketExportResolver(ticketExports(scope), roles, languageOf(scope.headers['accept-language'])),
   ];
+}
+
+/** The accountants' CSV export of one request: the caller's roles when a link is made, the link's person's when one is opened. */
+function ticketExports(scope: RequestScope): TicketExportService {
+  return new TicketExportService(
+    {
+      publicBaseUrl: scope.config.publicBaseUrl,
+      internalSecret: scope.config.internalSecret,
+      acceptedInternalSecrets: scope.config.acceptedInternalSecrets,
+    },
+    (userId) => new VenueRoles(scope.em, userId, scope.headers[CLIENT_ADDRESS_HEADER] ?? null),
+  );
 }
 
 function insightsResolvers(service: InsightsService): object[] {
@@ -229,6 +248,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
     VenueInsightsResolver,
     TicketEstimateResolver,
     BranchWaitResolver,
+    TicketExportResolver,
     ...WEBHOOK_RESOLVERS,
   ],
   orphanedTypes: [VenueType],
@@ -244,6 +264,13 @@ export const ticketsSubgraph: SubgraphDefinition = {
     },
   },
   subscriptionTypeDefs: TICKET_SUBSCRIPTIONS,
+  // The CSV a signed export link opens: a stream GraphQL cannot carry, passed through by the adapter.
+  internalRoutes: (scopeOf) => [
+    ticketExportRoute(scopeOf, (scope) => ({
+      service: ticketExports(scope),
+      repository: new TicketExportRepository(scope.em),
+    })),
+  ],
   startShared: async ({ config, redis, logger }) => {
     const accessCache = await AccessCache.listen(redis, config.redisPrefix);
     const mailer = createMailer(config.mail, logger);

@@ -189,6 +189,7 @@ const SUBGRAPHS = ['tickets', 'cv', 'billing', 'identity'] as const;
 const CALLS: { pattern: RegExp; targets: (match: RegExpExecArray) => string[] }[] = [
   { pattern: /SubgraphClient\.of\([^)]*?'(\w+)'\)/g, targets: (match) => [match[1]!] },
   { pattern: /config\.subgraphUrls\[/g, targets: () => [...SUBGRAPHS] },
+  { pattern: /config\.subgraphUrls\.(\w+)/g, targets: (match) => [match[1]!] },
   { pattern: /config\.gatewayUrl\b/g, targets: () => ['gateway'] },
 ];
 const MECHANISM = ['common/subgraph-call.ts', 'common/config.ts'];

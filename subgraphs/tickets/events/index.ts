@@ -9,3 +9,4 @@ export { WebhookEndpointService } from './webhook-endpoint.service';
 export { WEBHOOK_RESOLVERS, webhookResolvers } from './webhook-management.resolver';
 export { DEFAULT_ENDPOINT_EVENTS, parseEvents } from './webhook-events';
 export { startEvents, type RunningEvents } from './events';
+export { graphTicketOf } from './webhook-body';
