@@ -7,6 +7,11 @@
 /** How far back a branch's ready tickets count, and how many of the latest. */
 export const ESTIMATE_WINDOW_MS = 2 * 3_600_000;
 export const ESTIMATE_SAMPLE = 20;
+/**
+ * Ready tickets are looked for among those created this recently, so the read is a short range of
+ * the branch's creation index; a prep longer than this is no guide to the next order's.
+ */
+export const ESTIMATE_CREATED_WITHIN_MS = 12 * 3_600_000;
 /** Fewer ready tickets than this in the window and there is no estimate, never a made-up one. */
 export const ESTIMATE_MIN_READY = 5;
 

@@ -1,5 +1,10 @@
 import type { EntityManager } from '../../../common/database';
-import { ESTIMATE_SAMPLE, ESTIMATE_WINDOW_MS, type ReadySample } from './estimate';
+import {
+  ESTIMATE_CREATED_WITHIN_MS,
+  ESTIMATE_SAMPLE,
+  ESTIMATE_WINDOW_MS,
+  type ReadySample,
+} from './estimate';
 
 /** How long the board's median wait looks back. */
 export const WAIT_WINDOW_MS = 3_600_000;
@@ -15,8 +20,10 @@ export interface BranchWait {
 }
 
 /**
- * What the live wait and the customer's estimate read, each in one statement: the branch's latest
- * ready tickets (tickets_branch_ready_index) and its waiting ones (tickets_branch_waiting_index).
+ * What the live wait and the customer's estimate read, each in one statement, through indexes the
+ * tickets already have: waiting tickets through the open tickets' partial index
+ * (`tickets_open_number_unique`, waiting and ready only, however many tickets the branch has had),
+ * recent ready ones through the branch's creation index over the last ESTIMATE_CREATED_WITHIN_MS.
  */
 export class WaitRepository {
   constructor(private readonly em: EntityManager) {}
@@ -31,7 +38,7 @@ export class WaitRepository {
     >(
       `with recent as (
          select created_at, ready_at from tickets.tickets
-          where branch_id = ? and ready_at is not null and ready_at <= ? and ready_at > ?
+          where branch_id = ? and created_at > ? and ready_at <= ? and ready_at > ?
           order by ready_at desc limit ?
        ), ahead as (
          select count(*) as ahead from tickets.tickets
@@ -42,6 +49,7 @@ export class WaitRepository {
          from ahead a left join recent r on true`,
       [
         ticket.branchId,
+        new Date(now.getTime() - ESTIMATE_CREATED_WITHIN_MS),
         now,
         new Date(now.getTime() - ESTIMATE_WINDOW_MS),
         ESTIMATE_SAMPLE,
@@ -81,10 +89,15 @@ export class WaitRepository {
                   as median_seconds,
                 count(*) as ready_last_hour
            from tickets.tickets
-          where branch_id = b.id and ready_at is not null and ready_at <= ? and ready_at > ?
+          where branch_id = b.id and created_at > ? and ready_at <= ? and ready_at > ?
        ) w
        where b.id = ?`,
-      [now, new Date(now.getTime() - WAIT_WINDOW_MS), branchId],
+      [
+        new Date(now.getTime() - ESTIMATE_CREATED_WITHIN_MS),
+        now,
+        new Date(now.getTime() - WAIT_WINDOW_MS),
+        branchId,
+      ],
     );
     if (row === undefined) return null;
     return {
