@@ -27,8 +27,10 @@ export async function openSchema(config: Config, module: SchemaModule, logger?: 
     migrations: {
       tableName: `${module.schema}.mikro_orm_migrations`,
       migrationsList: module.migrations,
+      // Each migration in its own transaction, committed before the next starts, so one that
+      // builds an index CONCURRENTLY (outside any transaction) waits on no open migration of ours.
       transactional: true,
-      allOrNothing: true,
+      allOrNothing: false,
       silent: true,
       // Migrations are written by hand and checked in; no schema snapshot files beside them.
       snapshot: false,

@@ -1,10 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The venue's threshold past which a staff board highlights the wait (`Venue.waitAlertMinutes`).
- * The live wait and the customer's estimate read no index of their own: waiting tickets through
- * the open tickets' partial index (`tickets_open_number_unique`), recent ready ones through the
- * branch's creation index over the last hours (subgraphs/tickets/insights/wait.repository.ts).
+ * The venue's threshold past which a staff board highlights the wait (`Venue.waitAlertMinutes`);
+ * the index the wait reads is the next migration's, built outside a transaction.
  */
 export class Migration20261127200000WaitAndEstimate extends Migration {
   override up(): void {

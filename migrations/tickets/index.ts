@@ -12,6 +12,7 @@ import { Migration20261125200000BoardsAndDisplays } from './Migration20261125200
 import { Migration20261126100000TraceContext } from './Migration20261126100000TraceContext';
 import { Migration20261127100000VenueInsights } from './Migration20261127100000VenueInsights';
 import { Migration20261127200000WaitAndEstimate } from './Migration20261127200000WaitAndEstimate';
+import { Migration20261127210000WaitIndexes } from './Migration20261127210000WaitIndexes';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
@@ -28,4 +29,5 @@ export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261126100000TraceContext', class: Migration20261126100000TraceContext },
   { name: 'Migration20261127100000VenueInsights', class: Migration20261127100000VenueInsights },
   { name: 'Migration20261127200000WaitAndEstimate', class: Migration20261127200000WaitAndEstimate },
+  { name: 'Migration20261127210000WaitIndexes', class: Migration20261127210000WaitIndexes },
 ];

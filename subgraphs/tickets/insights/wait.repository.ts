@@ -20,10 +20,10 @@ export interface BranchWait {
 }
 
 /**
- * What the live wait and the customer's estimate read, each in one statement, through indexes the
- * tickets already have: waiting tickets through the open tickets' partial index
- * (`tickets_open_number_unique`, waiting and ready only, however many tickets the branch has had),
- * recent ready ones through the branch's creation index over the last ESTIMATE_CREATED_WITHIN_MS.
+ * What the live wait and the customer's estimate read, each in one statement: waiting tickets
+ * through `tickets_branch_waiting_index` (waiting ones only, however many the branch has had or left
+ * ready), recent ready ones through the branch's creation index over the last
+ * ESTIMATE_CREATED_WITHIN_MS.
  */
 export class WaitRepository {
   constructor(private readonly em: EntityManager) {}
