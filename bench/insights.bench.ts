@@ -11,7 +11,8 @@ import { flag } from './load';
  * a prep time drawn from a fixed seed's long-tailed spread, most collected minutes later, one in
  * twenty cancelled; then the panel's 30-day hourly query and a one-year daily one, through the
  * gateway as a signed-in owner, `--runs` times each after a warm-up. It prints the median, p95
- * and slowest milliseconds of each, and checks the median against 100 ms.
+ * and slowest milliseconds of each, and checks the median against 100 ms. Then the last hour's
+ * service is added and the board's live wait and a waiting customer's estimate are timed the same way.
  *
  * The tickets are written in one statement with the rollups' triggers off, and the rollups then
  * built from them by `tickets.insight_rebuild` (as the migration does for tickets that existed
@@ -79,6 +80,79 @@ async function seed(db: Client, branchId: string, tickets: number): Promise<void
   await db.query('alter table tickets.tickets enable trigger tickets_insights_insert');
 }
 
+/** Times one operation `runs` times after a warm-up: median and p95 milliseconds, and its last answer. */
+async function timed<T>(runs: number, ask: () => Promise<T>) {
+  for (let i = 0; i < 3; i++) await ask();
+  const times: number[] = [];
+  let answer: T | undefined;
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    answer = await ask();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return {
+    medianMs: Number(quantile(times, 0.5).toFixed(1)),
+    p95Ms: Number(quantile(times, 0.95).toFixed(1)),
+    slowestMs: Number(times.at(-1)!.toFixed(1)),
+    answer: answer!,
+  };
+}
+
+/**
+ * The board's live wait and a customer's estimate on the same branch, its year behind it (with
+ * the one in twenty tickets the seed leaves ready and never collected): the last hour's service
+ * is added first, 30 tickets ready within it after 5 to 25 minutes and 20 waiting.
+ */
+async function liveNumbers(
+  db: Client,
+  graph: <T>(query: string, variables?: Record<string, unknown>) => Promise<T>,
+  branchId: string,
+  runs: number,
+) {
+  await db.query(
+    `insert into tickets.tickets (branch_id, number, token, status, created_at, ready_at, source)
+     select $1::bigint, 'L' || i || '.' || floor(extract(epoch from now()))::bigint, md5('live' || i || $1::text || now()::text), case when i <= 30 then 'ready' else 'waiting' end,
+            case when i <= 30 then now() - make_interval(mins => 2 * i + 5 + i % 20)
+                 else now() - make_interval(mins => 50 - i) end,
+            case when i <= 30 then now() - make_interval(mins => 2 * i) end, 1
+       from generate_series(1, 50) as i`,
+    [branchId],
+  );
+  const [{ token }] = (
+    await db.query(
+      `select token from tickets.tickets where branch_id = $1 and status = 'waiting' order by created_at desc limit 1`,
+      [branchId],
+    )
+  ).rows as [{ token: string }];
+  const wait = await timed(runs, () =>
+    graph<{ branch: { wait: { waiting: number; medianWaitSeconds: number } } }>(
+      'query ($id: ID!) { branch(id: $id) { wait { waiting oldestWaitingSince medianWaitSeconds readyLastHour alert } } }',
+      { id: branchId },
+    ),
+  );
+  const estimate = await timed(runs, () =>
+    graph<{ ticketByToken: { estimatedReadyAt: string | null } }>(
+      'query ($t: String!) { ticketByToken(token: $t) { status estimatedReadyAt } }',
+      { t: token },
+    ),
+  );
+  return [
+    {
+      case: 'the board’s live wait',
+      medianMs: wait.medianMs,
+      p95Ms: wait.p95Ms,
+      answer: `${wait.answer.branch.wait.waiting} waiting, median ${Math.round(wait.answer.branch.wait.medianWaitSeconds)} s`,
+    },
+    {
+      case: 'the newest waiting ticket’s estimate',
+      medianMs: estimate.medianMs,
+      p95Ms: estimate.p95Ms,
+      answer: `estimated ready at ${String(estimate.answer.ticketByToken.estimatedReadyAt)}`,
+    },
+  ];
+}
+
 async function main(): Promise<void> {
   const tickets = flag('tickets', 2_000_000);
   const runs = flag('runs', 20);
@@ -136,18 +210,13 @@ async function main(): Promise<void> {
     const results = [];
     for (const c of cases) {
       const variables = { id: branchId, from: c.from.toISOString(), to: now.toISOString(), bucket: c.bucket };
-      for (let i = 0; i < 3; i++) await graph(QUERY, variables);
-      const times: number[] = [];
-      let answer: { branch: { insights: { totals: Totals; buckets: unknown[] } } } | undefined;
-      for (let i = 0; i < runs; i++) {
-        const started = performance.now();
-        answer = await graph(QUERY, variables);
-        times.push(performance.now() - started);
-      }
-      times.sort((a, b) => a - b);
+      const run = await timed(runs, () =>
+        graph<{ branch: { insights: { totals: Totals; buckets: unknown[] } } }>(QUERY, variables),
+      );
+      const answer = run.answer;
       // The answer against the rows themselves: the range's counts and prep percentiles, straight
       // from the tickets, over the instants the buckets cover.
-      const buckets = answer!.branch.insights.buckets as { start: string }[];
+      const buckets = answer.branch.insights.buckets as { start: string }[];
       const [direct] = (
         await db.query(
           `select count(*) filter (where created_at >= $2 and created_at < $3) as created,
@@ -159,13 +228,13 @@ async function main(): Promise<void> {
           [branchId, buckets[0]!.start, endOfLast(buckets, c.bucket)],
         )
       ).rows as [{ created: string; p50: number; p90: number }];
-      const totals = answer!.branch.insights.totals;
+      const totals = answer.branch.insights.totals;
       results.push({
         case: c.name,
-        buckets: answer!.branch.insights.buckets.length,
-        medianMs: Number(quantile(times, 0.5).toFixed(1)),
-        p95Ms: Number(quantile(times, 0.95).toFixed(1)),
-        slowestMs: Number(times.at(-1)!.toFixed(1)),
+        buckets: answer.branch.insights.buckets.length,
+        medianMs: run.medianMs,
+        p95Ms: run.p95Ms,
+        slowestMs: run.slowestMs,
         ticketsCreatedInRange: totals.created,
         matchesRows:
           totals.created === Number(direct.created) &&
@@ -173,14 +242,19 @@ async function main(): Promise<void> {
           Math.abs((totals.prepP90Seconds ?? 0) - direct.p90) < 1,
       });
     }
+    const live = await liveNumbers(db, graph, branchId, runs);
     const report = {
       tickets: count,
       seedSeconds: Number(((written - seeding) / 1000).toFixed(1)),
       rebuildSeconds: Number(((rebuilt - written) / 1000).toFixed(1)),
       runs,
       results,
+      live,
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    for (const r of live) {
+      process.stdout.write(`${r.case}: median ${r.medianMs} ms, p95 ${r.p95Ms} ms (${r.answer})\n`);
+    }
     for (const r of results) {
       process.stdout.write(
         `${r.medianMs < 100 && r.matchesRows ? 'PASS' : 'MISS'} ${r.case}: median ${r.medianMs} ms (target < 100), p95 ${r.p95Ms} ms, answer ${r.matchesRows ? 'matches' : 'DIFFERS FROM'} the rows\n`,
