@@ -1,6 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { askGraph, bearer, graphData, signUpPerson, type SignedUp } from '../support/graph';
+import { askGraph, bearer, graphData } from '../support/graph';
 import { newBranchKey, startPlatform, type Platform } from '../support/platform';
+import { venuePeople } from '../support/venue-people';
 
 const INSIGHTS = `query ($id: ID!, $from: DateTimeISO!, $to: DateTimeISO!, $bucket: InsightBucketSize!) {
   branch(id: $id) { id name insights(from: $from, to: $to, bucket: $bucket) {
@@ -33,40 +34,16 @@ describe('venue insights on the graph: who may read a branch and its numbers', (
   const codeOf = async (query: string, variables: Record<string, unknown>, headers: Record<string, string>) =>
     (await graph(query, variables, headers)).errors?.[0]?.extensions?.code;
 
-  let people = 0;
-  function person(): Promise<SignedUp> {
-    people += 1;
-    return signUpPerson(platform.gatewayUrl, {
-      email: `insights${people}@example.test`,
-      name: `Person ${people}`,
-    });
-  }
-
-  async function venueWithBranch(owner: SignedUp): Promise<{ venueId: string; branchId: string }> {
-    const { createVenue } = await data<{ createVenue: { id: string } }>(
-      'mutation ($i: CreateVenueInput!) { createVenue(input: $i) { id } }',
-      { i: { name: 'Erbil Falafel', language: 'en', timezone: 'Asia/Baghdad' } },
-      bearer(owner.token),
-    );
-    const { createBranch } = await data<{ createBranch: { id: string } }>(
-      'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
-      { i: { venueId: createVenue.id, name: 'Counter' } },
-      bearer(owner.token),
-    );
-    return { venueId: createVenue.id, branchId: createBranch.id };
-  }
+  const people = venuePeople(
+    () => platform.gatewayUrl,
+    () => database,
+    'insights',
+  );
+  const { person, venueWithBranch } = people;
 
   it('answers the branch to its members, keys and board devices, and its numbers to owners and managers only', async () => {
-    const owner = await person();
-    const { venueId, branchId } = await venueWithBranch(owner);
+    const { owner, manager, staff, stranger, venueId, branchId } = await people.venueWithPeople();
     const other = await venueWithBranch(await person());
-    const staff = await person();
-    const manager = await person();
-    const stranger = await person();
-    await database.query(
-      `insert into tickets.venue_members (venue_id, user_id, role) values ($1, $2, 'STAFF'), ($1, $3, 'MANAGER')`,
-      [venueId, staff.id, manager.id],
-    );
     const at = { ...bearer(owner.token), 'x-branch-id': branchId };
     // Three tickets: one readied and collected, one readied, one cancelled.
     const ids: string[] = [];
@@ -190,15 +167,7 @@ describe('venue insights on the graph: who may read a branch and its numbers', (
   });
 
   it('shows the live wait to whoever may read the branch and lets owners and managers set its alert, audit-logged', async () => {
-    const owner = await person();
-    const { venueId, branchId } = await venueWithBranch(owner);
-    const staff = await person();
-    const manager = await person();
-    const stranger = await person();
-    await database.query(
-      `insert into tickets.venue_members (venue_id, user_id, role) values ($1, $2, 'STAFF'), ($1, $3, 'MANAGER')`,
-      [venueId, staff.id, manager.id],
-    );
+    const { owner, manager, staff, stranger, venueId, branchId } = await people.venueWithPeople();
     const at = { ...bearer(owner.token), 'x-branch-id': branchId };
     const tokens: string[] = [];
     const ids: string[] = [];

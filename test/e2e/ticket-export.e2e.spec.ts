@@ -4,8 +4,9 @@ import {
   type TicketExportLink,
 } from '../../contracts/tickets/ticket-export';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { askGraph, bearer, graphData, signUpPerson, type SignedUp } from '../support/graph';
+import { askGraph, bearer, graphData, type SignedUp } from '../support/graph';
 import { newBranchKey, startPlatform, type Platform } from '../support/platform';
+import { venuePeople } from '../support/venue-people';
 
 const EXPORT = `query ($branchId: ID!, $from: DateTimeISO!, $to: DateTimeISO!) {
   exportTicketsCsv(branchId: $branchId, from: $from, to: $to) { url expiresAt }
@@ -64,25 +65,11 @@ describe('the tickets CSV export: who may have it, what the link opens, what the
   /** The link as the adapter in this test serves it (PUBLIC_BASE_URL names no real host). */
   const local = (url: string) => url.replace(platform.config.publicBaseUrl, new URL(platform.restUrl).origin);
 
-  let people = 0;
-  function person(): Promise<SignedUp> {
-    people += 1;
-    return signUpPerson(platform.gatewayUrl, { email: `export${people}@example.test`, name: `P ${people}` });
-  }
-
-  async function venueWithBranch(owner: SignedUp): Promise<{ venueId: string; branchId: string }> {
-    const { createVenue } = await data<{ createVenue: { id: string } }>(
-      'mutation ($i: CreateVenueInput!) { createVenue(input: $i) { id } }',
-      { i: { name: 'مطعم أربيل', language: 'ar', timezone: 'Asia/Baghdad' } },
-      bearer(owner.token),
-    );
-    const { createBranch } = await data<{ createBranch: { id: string } }>(
-      'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
-      { i: { venueId: createVenue.id, name: 'Counter' } },
-      bearer(owner.token),
-    );
-    return { venueId: createVenue.id, branchId: createBranch.id };
-  }
+  const people = venuePeople(
+    () => platform.gatewayUrl,
+    () => database,
+    'export',
+  );
 
   let owner: SignedUp;
   let manager: SignedUp;
@@ -98,13 +85,10 @@ describe('the tickets CSV export: who may have it, what the link opens, what the
   });
 
   beforeAll(async () => {
-    owner = await person();
-    [manager, staff, stranger] = [await person(), await person(), await person()];
-    ({ venueId, branchId } = await venueWithBranch(owner));
-    await database.query(
-      `insert into tickets.venue_members (venue_id, user_id, role) values ($1, $2, 'MANAGER'), ($1, $3, 'STAFF')`,
-      [venueId, manager.id, staff.id],
-    );
+    ({ owner, manager, staff, stranger, venueId, branchId } = await people.venueWithPeople({
+      name: 'مطعم أربيل',
+      language: 'ar',
+    }));
     await data(
       'mutation ($i: ChangePlanInput!) { changePlan(input: $i) { key } }',
       { i: { venueId, plan: 'growth' } },

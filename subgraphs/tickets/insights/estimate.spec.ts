@@ -6,19 +6,9 @@ import {
   type EstimateInput,
   type ReadySample,
 } from './estimate';
+import { seeded } from '../../../test/support/seeded';
 
 const MINUTE = 60_000;
-
-/** A fixed-seed stream of numbers in [0, 1) (mulberry32), so the simulated day is the same every run. */
-function seeded(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface SimulatedTicket {
   createdAt: number;

@@ -8,18 +8,7 @@ import { VenueRoles, VenueService } from '../venues';
 import { InsightsRepository } from './insights.repository';
 import { InsightsService, type InsightRange } from './insights.service';
 import type { InsightBucketType, InsightsType } from './insights.type';
-
-/** A deterministic stream of numbers in [0, 1), so every run checks the same tickets. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from '../../../test/support/seeded';
 
 /** `percentile_cont(p)` of exact values, as Postgres defines it. */
 function percentileCont(p: number, values: number[]): number | null {
