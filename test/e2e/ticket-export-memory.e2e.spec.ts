@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { bearer, graphData, signUpPerson } from '../support/graph';
+import { bearer, graphData, signUpPerson, type SignedUp } from '../support/graph';
 import { platformEnv, startPlatform, type Platform } from '../support/platform';
 import { freePorts, startProcess, type PlatformProcess } from '../support/processes';
 
@@ -12,7 +12,8 @@ const MB = 1024 * 1024;
  * rather than how much garbage V8 lets pile up between collections. Without the caps garbage piles
  * up to a few hundred MB before a full collection (RSS then swings up and down with no trend, and
  * the bounds below would not hold), which says nothing about what the stream holds;
- * EXPORT_HEAP_CAP='' runs without them.
+ * EXPORT_HEAP_CAP='' runs without them. Likewise glibc is asked to give socket-sized buffers back to
+ * the system when freed (one arena, mmap from 32 KB), so RSS does not keep what the process let go.
  */
 const HEAP_CAP = process.env.EXPORT_HEAP_CAP ?? '--max-old-space-size=72 --max-semi-space-size=2';
 
@@ -44,6 +45,7 @@ describe('a 200,000-ticket CSV export', () => {
         TICKETS_PORT: String(ticketsPort),
         NODE_OPTIONS: HEAP_CAP,
         MALLOC_ARENA_MAX: '1',
+        MALLOC_MMAP_THRESHOLD_: '32768',
       }),
       `http://127.0.0.1:${ticketsPort}/readyz`,
     );
@@ -53,6 +55,7 @@ describe('a 200,000-ticket CSV export', () => {
         REST_PORT: String(restPort),
         NODE_OPTIONS: HEAP_CAP,
         MALLOC_ARENA_MAX: '1',
+        MALLOC_MMAP_THRESHOLD_: '32768',
         TICKETS_SUBGRAPH_URL: `http://127.0.0.1:${ticketsPort}/graphql`,
       }),
       `http://127.0.0.1:${restPort}/readyz`,
@@ -67,8 +70,13 @@ describe('a 200,000-ticket CSV export', () => {
     await database?.drop();
   });
 
-  it('streams every row while the serving processes’ memory stays far below the file’s size', async () => {
-    const owner = await signUpPerson(platform.gatewayUrl, {
+  const start = new Date(Date.UTC(2026, 0, 1));
+  let owner: SignedUp;
+  let branchId: number;
+
+  /** The 200,000 tickets, one every 100 ms of 2026's first hours, of one branch of `owner`'s. */
+  beforeAll(async () => {
+    owner = await signUpPerson(platform.gatewayUrl, {
       email: 'accountant@example.test',
       name: 'Owner',
     });
@@ -84,8 +92,7 @@ describe('a 200,000-ticket CSV export', () => {
       { i: { venueId: createVenue.id, name: 'Counter' } },
       bearer(owner.token),
     );
-    const branchId = Number(createBranch.id);
-    const start = new Date(Date.UTC(2026, 0, 1));
+    branchId = Number(createBranch.id);
     // One statement; the insights triggers are off for this session only (the export reads tickets).
     await database.query(`
       set session_replication_role = replica;
@@ -99,17 +106,20 @@ describe('a 200,000-ticket CSV export', () => {
              timestamptz '${start.toISOString()}' + g * interval '100 ms',
              timestamptz '${start.toISOString()}' + g * interval '100 ms' + interval '9 minutes'
         from generate_series(1, ${ROWS}) g;`);
+  });
 
-    const linkFor = async (to: Date) =>
-      (
-        await graphData<{ exportTicketsCsv: { url: string } }>(
-          platform.gatewayUrl,
-          'query ($b: ID!, $from: DateTimeISO!, $to: DateTimeISO!) { exportTicketsCsv(branchId: $b, from: $from, to: $to) { url } }',
-          { b: String(branchId), from: start.toISOString(), to: to.toISOString() },
-          bearer(owner.token),
-        )
-      ).exportTicketsCsv.url.replace(platform.config.publicBaseUrl, adapterUrl);
+  /** A signed link to the export of the tickets created before `to`, at this test's adapter. */
+  const linkFor = async (to: Date) =>
+    (
+      await graphData<{ exportTicketsCsv: { url: string } }>(
+        platform.gatewayUrl,
+        'query ($b: ID!, $from: DateTimeISO!, $to: DateTimeISO!) { exportTicketsCsv(branchId: $b, from: $from, to: $to) { url } }',
+        { b: String(branchId), from: start.toISOString(), to: to.toISOString() },
+        bearer(owner.token),
+      )
+    ).exportTicketsCsv.url.replace(platform.config.publicBaseUrl, adapterUrl);
 
+  it('streams every row while the serving processes’ memory stays far below the file’s size', async () => {
     // A small export first, so both processes have loaded and run every path before the baseline.
     const warm = await fetch(await linkFor(new Date(start.getTime() + 1_000 * 100)));
     expect((await warm.text()).split('\r\n')).toHaveLength(1 + 999 + 1);
@@ -173,5 +183,45 @@ describe('a 200,000-ticket CSV export', () => {
       const second = median(timeline.slice(half).map((at) => at[side]));
       expect(second - first).toBeLessThan(12 * MB);
     }
+  });
+
+  it('streams two at once per tickets process, answers a third 503, and frees a slot when a reader goes away', async () => {
+    const whole = new Date(start.getTime() + ROWS * 100 + 1_000);
+    // Two readers that take the headers and then nothing: each stream stops once the buffers between
+    // are full, its cursor and transaction still open.
+    const stalled = [await fetch(await linkFor(whole)), await fetch(await linkFor(whole))];
+    for (const answer of stalled) expect(answer.status).toBe(200);
+    const third = await fetch(await linkFor(whole));
+    expect(third.status).toBe(503);
+    expect(third.headers.get('retry-after')).toBe('5');
+    expect(((await third.json()) as { message: string }).message).toEqual(expect.any(String));
+
+    // One reader goes away mid-file: its transaction ends and its slot is free again.
+    await stalled[0]!.body!.cancel();
+    const open = async () => {
+      const answer = await fetch(await linkFor(new Date(start.getTime() + 1_000 * 100)));
+      return {
+        status: answer.status,
+        lines: answer.status === 200 ? (await answer.text()).split('\r\n').length : 0,
+      };
+    };
+    let next = await open();
+    for (let tries = 0; next.status === 503 && tries < 50; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      next = await open();
+    }
+    expect(next).toEqual({ status: 200, lines: 1 + 999 + 1 });
+    await stalled[1]!.body!.cancel();
+    // Nothing of the cut exports is left holding a connection in Postgres.
+    const deadline = Date.now() + 10_000;
+    let openCursors = 1;
+    while (openCursors > 0 && Date.now() < deadline) {
+      const [row] = await database.query(
+        `select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query ilike 'fetch%' and state <> 'idle'`,
+      );
+      openCursors = Number(row!.n);
+      if (openCursors > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(openCursors).toBe(0);
   });
 });
