@@ -11,9 +11,9 @@ import { projectRoot } from '../common/paths';
 import { connectRedis, RedisSubscription } from '../common/redis';
 import { liveEventsChannel, type LiveEvent } from '../contracts/tickets/live-event';
 import { startStack, type RunningStack } from '../tools/stack';
-import { admin, benchEnv, childRunning, residentBytes } from './bench-stack';
+import { admin, benchEnv, childRunning, profiledEnv, residentBytes } from './bench-stack';
 import type { PoolCommand, PoolReport } from './events-subscribers';
-import { flag, percentile } from './load';
+import { flag, percentile, textFlag } from './load';
 
 /**
  * Live events end to end, on `npm start`'s processes:
@@ -23,7 +23,7 @@ import { flag, percentile } from './load';
  *     N = 1, 100, 1,000 and 10,000, with the gateway's resident memory per idle subscriber;
  * (b) time from `POST /tickets/{id}/ready` to the first webhook attempt's arrival at a local receiver.
  *
- *   npm run build && npm run bench:events -- [--rounds 10] [--max 10000] [--only 10000]
+ *   npm run build && npm run bench:events -- [--rounds 10] [--max 10000] [--only 10000] [--profile DIR]
  *
  * Each level is timed from the POST (end to end) and from the live event's arrival over Redis at
  * this process, which subscribes to the relay's channel as one more gateway replica would: that
@@ -39,6 +39,9 @@ import { flag, percentile } from './load';
  * ring interval is moved out of the way with one UPDATE between rounds. The subscribers run in a
  * child process per server (bench/events-subscribers.ts), on the same two cores as the stack, so
  * their own reading is inside the figures.
+ *
+ * `--profile DIR` writes a CPU profile of the gateway over the largest level's rounds into DIR
+ * (summarised by `node dist/bench/cpu-profile.js DIR/gateway-main.*.cpuprofile`).
  *
  * Targets: p99 at most 100 ms at 1,000 subscribers and 250 ms at 10,000; gateway memory growth at
  * most 20 KB per idle subscriber; first webhook attempt p95 at most 200 ms; the fan-out's p99 at
@@ -232,7 +235,11 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 async function main(): Promise<void> {
   const rounds = flag('rounds', 10);
   const max = flag('max', 10_000);
-  const env = benchEnv({ TICKETS_RATE_LIMIT: '100000000', WEBHOOK_ALLOW_INSECURE: 'true' });
+  const profileDir = textFlag('profile');
+  const env = profiledEnv(
+    benchEnv({ TICKETS_RATE_LIMIT: '100000000', WEBHOOK_ALLOW_INSECURE: 'true' }),
+    profileDir,
+  );
   const stack = await startStack(env);
   const db = new Client({ connectionString: env.DATABASE_URL });
   await db.connect();
@@ -351,6 +358,8 @@ async function main(): Promise<void> {
       // going first every other round.
       const floor = n === sizes.at(-1) ? await startFloor() : undefined;
       const floorPool = floor === undefined ? undefined : await Pool.open(floor.url, '', n);
+      // --profile: the gateway profiles itself over the largest level's rounds, until it exits.
+      if (profileDir !== undefined && floor !== undefined) process.kill(gatewayPid, 'SIGUSR2');
       const platformRounds: Round[] = [];
       const floorRounds: Round[] = [];
       for (let r = 0; r <= rounds; r++) {
