@@ -404,17 +404,13 @@ export const MESSAGES = {
   },
   'venue.not_found': { en: 'Venue not found.', ar: 'المكان غير موجود.' },
   'venue.branch_not_found': { en: 'Branch not found.', ar: 'الفرع غير موجود.' },
-  'insights.range_order': {
+  'range.order': {
     en: 'to must be after from.',
     ar: 'يجب أن يكون to بعد from.',
   },
   'insights.too_many_buckets': {
     en: 'This range holds {asked} buckets of this size; ask for at most {max} at once.',
     ar: 'يضم هذا المدى {asked} فترة بهذا الحجم؛ اطلب {max} فترة على الأكثر في المرة الواحدة.',
-  },
-  'exports.range_order': {
-    en: 'to must be after from.',
-    ar: 'يجب أن يكون to بعد from.',
   },
   'exports.range_too_long': {
     en: 'An export covers at most {max} days; this range is {days} days long.',

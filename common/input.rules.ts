@@ -1,4 +1,4 @@
-import { addFieldError, type FieldMessages } from './errors';
+import { addFieldError, ValidationError, type FieldMessages } from './errors';
 import { say, type Message } from './messages';
 import { RECORD_ID } from './patterns';
 
@@ -127,4 +127,9 @@ const LATEST_DATE = Date.parse('9999-12-31T23:59:59.999Z');
 export function isStorableDate(value: Date | string): boolean {
   const time = value instanceof Date ? value.getTime() : Date.parse(value);
   return Number.isFinite(time) && time >= EARLIEST_DATE && time <= LATEST_DATE;
+}
+
+/** A range's order, as every `from`/`to` pair of the graph asks it: BAD_USER_INPUT on `to` unless after `from`. */
+export function checkRangeOrder(from: Date, to: Date): void {
+  if (!(to.getTime() > from.getTime())) throw new ValidationError({ to: [say('range.order')] });
 }

@@ -1,5 +1,6 @@
 import { ForbiddenError, NotFoundError, ValidationError } from '../../../common/errors';
 import { say } from '../../../common/messages';
+import { checkRangeOrder } from '../../../common/input.rules';
 import type { TextLanguage } from '../../../common/language';
 import { toTicketResource } from '../../../contracts/tickets/ticket.resource';
 import {
@@ -41,8 +42,8 @@ export interface OpenedTicketExport {
 
 /** The range's rules, each naming the field at fault. */
 export function checkExportRange(from: Date, to: Date): void {
+  checkRangeOrder(from, to);
   const span = to.getTime() - from.getTime();
-  if (!(span > 0)) throw new ValidationError({ to: [say('exports.range_order')] });
   if (span > MAX_TICKET_EXPORT_DAYS * DAY_MS) {
     throw new ValidationError({
       to: [say('exports.range_too_long', { max: MAX_TICKET_EXPORT_DAYS, days: Math.ceil(span / DAY_MS) })],

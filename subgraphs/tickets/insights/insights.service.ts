@@ -1,5 +1,6 @@
 import { ValidationError } from '../../../common/errors';
 import { say } from '../../../common/messages';
+import { checkRangeOrder } from '../../../common/input.rules';
 import {
   insightBucketsAsked,
   MAX_INSIGHT_BUCKETS,
@@ -38,7 +39,7 @@ function minutesOf(bucket: BucketCounts, measure: Measure): number[] {
 
 /** A range the rollups can answer within the platform's bound, or the error naming what is wrong. */
 export function checkRange({ from, to, bucket }: InsightRange): void {
-  if (!(to.getTime() > from.getTime())) throw new ValidationError({ to: [say('insights.range_order')] });
+  checkRangeOrder(from, to);
   const asked = insightBucketsAsked(from, to, bucket);
   if (asked > MAX_INSIGHT_BUCKETS) {
     throw new ValidationError({
