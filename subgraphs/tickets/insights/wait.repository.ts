@@ -78,12 +78,13 @@ export class WaitRepository {
         alert_minutes: number;
       }[]
     >(
-      `select
-         (select count(*) from tickets.tickets where branch_id = b.id and status = 'waiting') as waiting,
-         (select min(created_at) from tickets.tickets where branch_id = b.id and status = 'waiting') as oldest,
-         w.median_seconds, w.ready_last_hour, v.wait_alert_minutes as alert_minutes
+      `select q.waiting, q.oldest, w.median_seconds, w.ready_last_hour, v.wait_alert_minutes as alert_minutes
        from tickets.branches b
        join tickets.venues v on v.id = b.venue_id
+       cross join lateral (
+         select count(*) as waiting, min(created_at) as oldest
+           from tickets.tickets where branch_id = b.id and status = 'waiting'
+       ) q
        cross join lateral (
          select percentile_cont(0.5) within group (order by extract(epoch from ready_at - created_at))
                   as median_seconds,
