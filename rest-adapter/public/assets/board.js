@@ -202,14 +202,11 @@
       median === null ? '—' : fill(words.waited, { minutes: Math.round(median / 60) });
     strip.querySelector('[data-wait=oldest]').textContent =
       oldest === null ? '—' : fill(words.waited, { minutes: Math.floor(oldest / 60) });
-    var alert = (oldest !== null && oldest >= alertSeconds) || (median !== null && median >= alertSeconds);
-    strip.dataset.alert = String(alert);
-    strip.querySelector('[data-wait=oldest]').closest('div').dataset.alert = String(
-      oldest !== null && oldest >= alertSeconds,
-    );
-    strip.querySelector('[data-wait=median]').closest('div').dataset.alert = String(
-      median !== null && median >= alertSeconds,
-    );
+    var oldestAlert = oldest !== null && oldest >= alertSeconds;
+    var medianAlert = median !== null && median >= alertSeconds;
+    strip.dataset.alert = String(oldestAlert || medianAlert);
+    strip.querySelector('[data-wait=oldest]').closest('div').dataset.alert = String(oldestAlert);
+    strip.querySelector('[data-wait=median]').closest('div').dataset.alert = String(medianAlert);
   }
 
   function setupError(message) {
