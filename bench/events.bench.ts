@@ -24,6 +24,7 @@ import { flag, percentile, textFlag } from './load';
  * (b) time from `POST /tickets/{id}/ready` to the first webhook attempt's arrival at a local receiver.
  *
  *   npm run build && npm run bench:events -- [--rounds 10] [--max 10000] [--only 10000] [--profile DIR]
+ *     [--framed-floor]
  *
  * Each level is timed from the POST (end to end) and from the live event's arrival over Redis at
  * this process, which subscribes to the relay's channel as one more gateway replica would: that
@@ -39,6 +40,10 @@ import { flag, percentile, textFlag } from './load';
  * ring interval is moved out of the way with one UPDATE between rounds. The subscribers run in a
  * child process per server (bench/events-subscribers.ts), on the same two cores as the stack, so
  * their own reading is inside the figures.
+ *
+ * `--framed-floor` has the floor write each frame as the hub does (framed once, written straight to
+ * every connection) instead of through ws's `send`, to show the hub against the floor of its own
+ * method.
  *
  * `--profile DIR` writes a CPU profile of the gateway over the largest level's rounds into DIR
  * (summarised by `node dist/bench/cpu-profile.js DIR/gateway-main.*.cpuprofile`).
@@ -191,8 +196,9 @@ function summarise(measured: Round[]) {
 }
 
 /** The bare `ws` server of the floor (bench/floor-ws.ts) and a socket that tells it to go. */
-async function startFloor() {
-  const child = spawn(process.execPath, [join(projectRoot(), 'dist', 'bench', 'floor-ws.js')], {
+async function startFloor(framed: boolean) {
+  const script = join(projectRoot(), 'dist', 'bench', 'floor-ws.js');
+  const child = spawn(process.execPath, framed ? [script, '--framed'] : [script], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.add(child);
@@ -236,6 +242,8 @@ async function main(): Promise<void> {
   const rounds = flag('rounds', 10);
   const max = flag('max', 10_000);
   const profileDir = textFlag('profile');
+  // The floor written as the hub writes (one framing per distinct frame), not through ws's send.
+  const framedFloor = process.argv.includes('--framed-floor');
   const env = profiledEnv(
     benchEnv({ TICKETS_RATE_LIMIT: '100000000', WEBHOOK_ALLOW_INSECURE: 'true' }),
     profileDir,
@@ -356,7 +364,7 @@ async function main(): Promise<void> {
 
       // The floor beside the largest level, its rounds alternating with the platform's and each
       // going first every other round.
-      const floor = n === sizes.at(-1) ? await startFloor() : undefined;
+      const floor = n === sizes.at(-1) ? await startFloor(framedFloor) : undefined;
       const floorPool = floor === undefined ? undefined : await Pool.open(floor.url, '', n);
       // --profile: the gateway profiles itself over the largest level's rounds, until it exits.
       if (profileDir !== undefined && floor !== undefined) process.kill(gatewayPid, 'SIGUSR2');
@@ -410,7 +418,7 @@ async function main(): Promise<void> {
       },
       { check: 'first webhook attempt p95 ≤ 200 ms', value: webhook.p95Ms, limit: 200 },
       {
-        check: `fan-out p99 at ${largest?.subscribers ?? 0} subscribers ÷ the floor's p99 ≤ 1.15 (medians of the rounds' p99s)`,
+        check: `fan-out p99 at ${largest?.subscribers ?? 0} subscribers ÷ the ${framedFloor ? 'framed ' : ''}floor's p99 ≤ 1.15 (medians of the rounds' p99s)`,
         value:
           largest !== undefined && floorFigures !== undefined
             ? round2(largest.fanOut.p99MedianOfRoundsMs / floorFigures.p99MedianOfRoundsMs)

@@ -36,14 +36,14 @@ describe('LiveAccess: live sockets by credential, and what an access announcemen
   it('holds a key’s frames from the moment its venue is announced, and drops them when the key is refused', async () => {
     const socket = new FakeSocket();
     const gate = access.admit(socket.asWebSocket(), 'Bearer tk_a', undefined, venue7, access.mark);
-    gate.send('before');
+    gate.write(Buffer.from('before'));
     access.announce(JSON.stringify({ keyId: 1, venueId: 7 }));
-    gate.send('after the announcement');
+    gate.write(Buffer.from('after the announcement'));
     expect(socket.sent).toEqual(['before']);
     expect(graph.asked).toEqual(['Bearer tk_a']);
     await graph.answer(null);
     expect(socket.closedWith).toBe(4403);
-    gate.send('later still');
+    gate.write(Buffer.from('later still'));
     expect(socket.sent).toEqual(['before']);
   });
 
@@ -51,13 +51,13 @@ describe('LiveAccess: live sockets by credential, and what an access announcemen
     const socket = new FakeSocket();
     const gate = access.admit(socket.asWebSocket(), 'Bearer tk_a', undefined, venue7, access.mark);
     access.announce(JSON.stringify({ venueId: 7 }));
-    gate.send('one');
-    gate.send('two');
+    gate.write(Buffer.from('one'));
+    gate.write(Buffer.from('two'));
     expect(gate.bufferedAmount).toBe(6);
     await graph.answer(venue7);
     expect(socket.sent).toEqual(['one', 'two']);
     expect(socket.closedWith).toBeUndefined();
-    gate.send('three');
+    gate.write(Buffer.from('three'));
     expect(socket.sent).toEqual(['one', 'two', 'three']);
   });
 
@@ -74,11 +74,11 @@ describe('LiveAccess: live sockets by credential, and what an access announcemen
     const personGate = access.admit(person.asWebSocket(), 'Bearer ses_x', '3', member, access.mark);
     access.announce(JSON.stringify({ keyId: 5, venueId: 7 }));
     access.announce(JSON.stringify({ userId: 41 }));
-    keyGate.send('k');
+    keyGate.write(Buffer.from('k'));
     expect(key.sent).toEqual(['k']);
     // The key announcement named venue 7, where the member's board is: checked, not the others.
     expect(graph.asked).toEqual(['Bearer ses_x']);
-    personGate.send('p');
+    personGate.write(Buffer.from('p'));
     expect(person.sent).toEqual([]);
   });
 
@@ -88,7 +88,7 @@ describe('LiveAccess: live sockets by credential, and what an access announcemen
     access.admit(ended.asWebSocket(), 'Bearer ses_old', '3', member, access.mark);
     const otherGate = access.admit(other.asWebSocket(), 'Bearer ses_new', '3', member, access.mark);
     access.announce(JSON.stringify({ userId: 42 }));
-    otherGate.send('held');
+    otherGate.write(Buffer.from('held'));
     expect(graph.asked.sort()).toEqual(['Bearer ses_new', 'Bearer ses_old']);
     await graph.answer(null);
     expect(ended.closedWith).toBe(4403);
@@ -102,7 +102,7 @@ describe('LiveAccess: live sockets by credential, and what an access announcemen
     // The credential was found good, then revoked, before the socket was registered.
     access.announce(JSON.stringify({ keyId: 1, venueId: 7 }));
     const gate = access.admit(socket.asWebSocket(), 'Bearer tk_a', undefined, venue7, mark);
-    gate.send('event');
+    gate.write(Buffer.from('event'));
     expect(graph.asked).toEqual(['Bearer tk_a']);
     await graph.answer(null);
     expect(socket.sent).toEqual([]);
@@ -113,7 +113,7 @@ describe('LiveAccess: live sockets by credential, and what an access announcemen
     const socket = new FakeSocket();
     const gate = access.admit(socket.asWebSocket(), 'Bearer tk_a', undefined, venue7, access.mark);
     access.announce(JSON.stringify({ venueId: 7 }));
-    gate.send('held');
+    gate.write(Buffer.from('held'));
     await graph.answer(new Error('tickets subgraph unavailable'));
     expect(socket.closedWith).toBe(1013);
     expect(socket.sent).toEqual([]);

@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from '../../common/logger';
 import type { AccessChange } from '../../contracts/tickets/access-change';
-import { TEXT_FRAME, type LiveSocket } from './live-hub';
+import { sendText, type LiveSocket } from './live-wire';
 
 /** WebSocket close codes the live server's access decisions end a socket with. */
 export const ACCESS_CLOSE = {
@@ -34,7 +34,7 @@ export type CheckCredential = (
  */
 export class GatedSocket implements LiveSocket {
   private holds = 0;
-  private held: (string | Buffer)[] = [];
+  private held: Buffer[] = [];
   private heldBytes = 0;
   private refused = false;
 
@@ -44,14 +44,14 @@ export class GatedSocket implements LiveSocket {
     return this.socket.bufferedAmount + this.heldBytes;
   }
 
-  send(data: string | Buffer): void {
+  write(payload: Buffer): void {
     if (this.refused) return;
     if (this.holds > 0) {
-      this.held.push(data);
-      this.heldBytes += data.length;
+      this.held.push(payload);
+      this.heldBytes += payload.length;
       return;
     }
-    this.socket.send(data, TEXT_FRAME);
+    sendText(this.socket, payload);
   }
 
   hold(): void {
@@ -64,7 +64,7 @@ export class GatedSocket implements LiveSocket {
     const frames = this.held;
     this.held = [];
     this.heldBytes = 0;
-    for (const frame of frames) this.socket.send(frame, TEXT_FRAME);
+    for (const frame of frames) sendText(this.socket, frame);
   }
 
   close(how: { code: number; reason: string }): void {

@@ -6,6 +6,7 @@ import { BRANCH_HEADER } from '../../contracts/identity/session';
 import { TICKET_TOKEN_HEADER, TOKEN_HIDDEN_FIELDS, type LiveEvent } from '../../contracts/tickets/live-event';
 import type { GatewayContext } from '../header-forwarding.data-source';
 import { LIVE_TICKET_ID, type LivePlan } from './live-plan';
+import type { LiveSocket } from './live-wire';
 
 /**
  * Who a subscription reads as: a ticket's token for that ticket; a branch key, board device or
@@ -53,15 +54,6 @@ const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 const HIDDEN_FROM_TOKEN: ReadonlySet<string> = new Set(TOKEN_HIDDEN_FIELDS);
 
-/** How a frame built once goes to many sockets: a Buffer, sent as the text frame it encodes. */
-export const TEXT_FRAME = { binary: false } as const;
-
-/** The socket side of a subscriber: graphql-ws's `next` frames are written straight to it. */
-export interface LiveSocket {
-  readonly bufferedAmount: number;
-  send(data: Buffer, options: typeof TEXT_FRAME): void;
-}
-
 /**
  * One subscriber. Each result is serialised and framed as graphql-ws's `next` message once per
  * group and operation id, and that one encoded frame is written to every member's socket with that
@@ -87,7 +79,7 @@ export class LiveSink implements AsyncIterableIterator<FormattedExecutionResult>
       void this.return();
       return;
     }
-    this.socket.send(frame, TEXT_FRAME);
+    this.socket.write(frame);
   }
 
   next(): Promise<IteratorResult<FormattedExecutionResult>> {

@@ -25,6 +25,7 @@ import { headersOf, type LiveConnection } from './live-admission';
 import type { LiveAccess } from './live-access';
 import type { LiveHub, LiveReader, LiveSink, RunQuery } from './live-hub';
 import { livePlanOf, type LivePlan } from './live-plan';
+import { liveSocketOf } from './live-wire';
 
 /**
  * Tokens this process has seen name a ticket. Tickets are never deleted, so a known token stays
@@ -262,7 +263,7 @@ export class LiveRegistry {
         variables: info.variableValues,
         operationName: info.operation.name?.value,
       },
-      context.connection.gate ?? context.connection.socket,
+      context.connection.gate ?? liveSocketOf(context.connection.socket),
       context.id,
     );
   }

@@ -19,6 +19,7 @@ import { LiveAccess } from './live-access';
 import { LiveFeed } from './live-feed';
 import { LiveHub, type RunQuery } from './live-hub';
 import { LiveRegistry, type LiveContext } from './live-registry';
+import { registerWire } from './live-wire';
 
 /** Queries arrive as small JSON messages; anything bigger is not a client of this API. */
 const MAX_MESSAGE_BYTES = 64 * 1024;
@@ -81,6 +82,8 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
     server: options.server,
     path: '/graphql',
     maxPayload: MAX_MESSAGE_BYTES,
+    // Never compressed: events are written to the connection framed once for all (live-wire.ts).
+    perMessageDeflate: false,
   });
   const disposable = useServer<Record<string, unknown>>(
     {
@@ -112,6 +115,7 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
     logger,
   });
   wss.on('connection', (socket, request) => {
+    registerWire(socket, request.socket);
     // A socket the feed turns away is not counted against its address.
     if (!feed.refuses(socket)) admission.opened(socket, request);
   });
