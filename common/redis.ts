@@ -131,7 +131,11 @@ export class RedisSubscription {
   private live = false;
   private closing = false;
 
-  private constructor(private readonly subscriber: Redis) {}
+  private constructor(
+    private readonly subscriber: Redis,
+    /** The channels subscribed to now, and after every reconnection. */
+    private readonly channels: Set<string>,
+  ) {}
 
   static async open(
     redis: Redis,
@@ -140,7 +144,7 @@ export class RedisSubscription {
     handlers: SubscriptionHandlers,
   ): Promise<RedisSubscription> {
     const subscriber = redis.duplicate({ connectionName });
-    const subscription = new RedisSubscription(subscriber);
+    const subscription = new RedisSubscription(subscriber, new Set(channels));
     // Reconnection errors are reported by readiness checks; without a listener ioredis prints them.
     subscriber.on('error', () => undefined);
     subscriber.on('message', (channel: string, message: string) => handlers.message(channel, message));
@@ -161,7 +165,7 @@ export class RedisSubscription {
     subscriber.on('ready', () => {
       if (subscription.live || subscription.closing) return;
       // Whole again only once Redis has acknowledged the subscription, not when the socket is back.
-      subscriber.subscribe(...channels).then(
+      subscriber.subscribe(...subscription.channels).then(
         () => {
           if (subscription.live || subscription.closing || subscriber.status !== 'ready') return;
           subscription.live = true;
@@ -177,6 +181,22 @@ export class RedisSubscription {
   /** Whether messages published now reach this subscriber. */
   get isLive(): boolean {
     return this.live;
+  }
+
+  /**
+   * Hears `channel` too, from now on and after every reconnection; resolves once Redis has
+   * acknowledged it, from when every message published on it arrives.
+   */
+  async follow(channel: string): Promise<void> {
+    this.channels.add(channel);
+    await this.subscriber.subscribe(channel);
+  }
+
+  /** Stops hearing `channel`; a message already on its way may still arrive. */
+  unfollow(channel: string): void {
+    this.channels.delete(channel);
+    // Lost with the connection, it is not resubscribed: the set no longer names it.
+    this.subscriber.unsubscribe(channel).catch(() => undefined);
   }
 
   /** Resolves once the connection is closed, so nothing of it outlives its owner's stop. */

@@ -70,21 +70,82 @@ export function liveFeedHandlers(redisPrefix: string, receivers: LiveFeedReceive
 }
 
 /**
+ * How long live events stay followed after the last subscriber leaves: a page reloading or a board
+ * reconnecting is back within it, and joins without waiting for Redis.
+ */
+export const EVENTS_GRACE_MS = 30_000;
+
+/**
  * The gateway process's one Redis subscription to the tickets relay's live events and to access
  * announcements: a subscriber on any replica sees an event caused through any other, since the
  * fan-out starts here and continues in the hub.
+ *
+ * Announcements are heard for the life of the process (the shared fetches and the sessions' cache
+ * need them too); live events only while a subscriber may want them (`follow` before it joins the
+ * hub, until `EVENTS_GRACE_MS` after the hub is empty). Every create and move of every branch is
+ * published there, and reading each off the socket (ioredis's parser and reader) was about 7% of the
+ * gateway's busy time in a profile of creates at one connection, where nobody followed anything.
  */
 export class LiveFeed {
-  private constructor(private readonly subscription: RedisSubscription) {}
+  private following?: Promise<void>;
+  private letGo?: NodeJS.Timeout;
 
-  static async open(redis: Redis, redisPrefix: string, receivers: LiveFeedReceivers): Promise<LiveFeed> {
+  private constructor(
+    private readonly subscription: RedisSubscription,
+    private readonly events: string,
+    private readonly hub: Pick<LiveHub, 'subscribers'>,
+    private readonly graceMs: number,
+  ) {}
+
+  static async open(
+    redis: Redis,
+    redisPrefix: string,
+    receivers: LiveFeedReceivers,
+    graceMs = EVENTS_GRACE_MS,
+  ): Promise<LiveFeed> {
     const subscription = await RedisSubscription.open(
       redis,
       'gateway:live-events',
-      [liveEventsChannel(redisPrefix), accessChannel(redisPrefix)],
+      [accessChannel(redisPrefix)],
       liveFeedHandlers(redisPrefix, receivers),
     );
-    return new LiveFeed(subscription);
+    return new LiveFeed(subscription, liveEventsChannel(redisPrefix), receivers.hub, graceMs);
+  }
+
+  /**
+   * Resolves once every live event published from now on reaches this process: what a subscription
+   * waits for before it joins the hub, so it misses nothing published after it joined.
+   */
+  follow(): Promise<void> {
+    clearTimeout(this.letGo);
+    this.letGo = undefined;
+    if (this.following === undefined) {
+      const following = this.subscription.follow(this.events);
+      this.following = following;
+      // Refused (Redis away), the next subscription asks again.
+      following.catch(() => {
+        if (this.following === following) this.following = undefined;
+      });
+    }
+    return this.following;
+  }
+
+  /** The hub has no subscriber left: live events are let go unless one joins within the grace. */
+  idle(): void {
+    if (this.following === undefined || this.letGo !== undefined) return;
+    this.letGo = setTimeout(() => {
+      this.letGo = undefined;
+      // A follow since would have cleared this timer; a subscriber still here keeps them.
+      if (this.hub.subscribers > 0) return;
+      this.following = undefined;
+      this.subscription.unfollow(this.events);
+    }, this.graceMs);
+    this.letGo.unref();
+  }
+
+  /** Whether live events reach this process now (for tests and health). */
+  get followsEvents(): boolean {
+    return this.following !== undefined;
   }
 
   /** Whether events published now reach this process. */
@@ -100,6 +161,7 @@ export class LiveFeed {
   }
 
   close(): Promise<void> {
+    clearTimeout(this.letGo);
     return this.subscription.close();
   }
 }

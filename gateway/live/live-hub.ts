@@ -194,6 +194,8 @@ export class LiveHub {
     private readonly schema: GraphQLSchema,
     private readonly runQuery: RunQuery,
     private readonly logger: Logger,
+    /** Told each time the last subscriber leaves. */
+    private readonly emptied: () => void = () => undefined,
   ) {}
 
   get subscribers(): number {
@@ -226,6 +228,7 @@ export class LiveHub {
       this.sinkCount -= 1;
       joined.sinks.delete(ended);
       if (joined.sinks.size === 0) this.leave(key, joined);
+      if (this.sinkCount === 0) this.emptied();
     });
     group.sinks.add(sink);
     this.sinkCount += 1;

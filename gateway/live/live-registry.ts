@@ -57,6 +57,8 @@ export interface LiveRegistryOptions {
   costModel: CostModel;
   /** Validation messages then suggest no field names, as Apollo's over HTTP do not. */
   production: boolean;
+  /** Resolves once live events reach this process (LiveFeed.follow); awaited before each join. */
+  follow?: () => Promise<void>;
 }
 
 type LiveField = GraphQLField<unknown, LiveContext>;
@@ -192,7 +194,7 @@ export class LiveRegistry {
     return this.join({ kind: 'token', token, language: context.connection.language }, context, info);
   }
 
-  private branchTicketsUpdated(context: LiveContext, info: GraphQLResolveInfo): LiveSink {
+  private async branchTicketsUpdated(context: LiveContext, info: GraphQLResolveInfo): Promise<LiveSink> {
     const { authorization, branchHeader, branchId, language } = context.connection;
     if (authorization === undefined || branchId === undefined) {
       throw new UnauthenticatedError(
@@ -247,7 +249,9 @@ export class LiveRegistry {
   }
 
   /** Identical subscriptions share one plan, as they share one document. */
-  private join(reader: LiveReader, context: LiveContext, info: GraphQLResolveInfo): LiveSink {
+  private async join(reader: LiveReader, context: LiveContext, info: GraphQLResolveInfo): Promise<LiveSink> {
+    // Joined only once every event published from here on reaches the hub.
+    await this.options.follow?.();
     const rootField = info.fieldNodes[0];
     if (rootField === undefined) throw new Error('a subscription without its field');
     let plan = this.plans.get(rootField);

@@ -60,7 +60,10 @@ export interface RunningLiveServer {
 export async function startLiveServer(options: LiveServerOptions): Promise<RunningLiveServer> {
   const { runQuery, logger, config } = options;
   const schema = buildSchema(printSchema(options.apiSchema));
-  const hub = new LiveHub(schema, runQuery, logger);
+  // The feed opens last (it needs the hub and the sockets); the hub and the registry reach it
+  // through this, and a subscription that comes first waits for it.
+  const feedRef: { opening?: Promise<LiveFeed>; feed?: LiveFeed } = {};
+  const hub = new LiveHub(schema, runQuery, logger, () => feedRef.feed?.idle());
   const access = new LiveAccess(credentialCheck(runQuery), logger);
   const admission = new LiveAdmission({
     limits: config.live,
@@ -76,6 +79,8 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
     queryLimits: config.graphqlLimits,
     costModel: options.costModel,
     production: config.nodeEnv === 'production',
+    // Set before any socket can be read: the feed's opening starts in this same turn.
+    follow: async () => (await feedRef.opening)?.follow(),
   });
 
   const wss = new WebSocketServer({
@@ -103,7 +108,7 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
     wss,
   );
 
-  const feed = await LiveFeed.open(options.redis, config.redisPrefix, {
+  feedRef.opening = LiveFeed.open(options.redis, config.redisPrefix, {
     hub,
     access: {
       announce: (message) => {
@@ -114,6 +119,8 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
     sockets: wss.clients,
     logger,
   });
+  const feed = await feedRef.opening;
+  feedRef.feed = feed;
   wss.on('connection', (socket, request) => {
     registerWire(socket, request.socket);
     // A socket the feed turns away is not counted against its address.
