@@ -18,11 +18,11 @@ import {
   type GraphQLObjectType,
   type GraphQLOutputType,
   type GraphQLSchema,
-  type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
 import { SUPERGRAPH_FILE } from '../common/paths';
-import { reshapedBySupergraph, singleFetchOf } from './prepared-operations';
+import { TICKET_BY_ID } from '../rest-adapter/tickets/tickets.operations';
+import { inlined, reshapedBySupergraph, singleFetchOf } from './prepared-operations';
 
 const sdl = readFileSync(SUPERGRAPH_FILE(), 'utf8');
 const supergraph = Supergraph.build(sdl);
@@ -63,14 +63,45 @@ describe('which plans the gateway answers with their one fetch’s answer as it 
     expect(single('{ plans { key name } }')).toMatchObject({ subgraph: 'billing' });
   });
 
+  it('takes fragments, named or inline, as the fields they stand for', () => {
+    expect(
+      single('query ($id: ID!) { ticket(id: $id) { ...F } } fragment F on Ticket { id status }'),
+    ).toMatchObject({ subgraph: 'tickets', variableUsages: ['id'] });
+    expect(single('query ($id: ID!) { ticket(id: $id) { id ... on Ticket { status } } }')).not.toBeNull();
+    // The REST adapter's reads, as every POS sends them.
+    expect(single(TICKET_BY_ID.document)).toMatchObject({ subgraph: 'tickets' });
+    expect(inlined(parse('query { a { ...F b } } fragment F on A { c ... { d } }'))).toMatchObject({
+      selectionSet: { selections: [{ name: { value: 'a' }, selectionSet: { selections: [{}, {}, {}] } }] },
+    });
+  });
+
   it('leaves to the executor what it would reshape or gather', () => {
     // Two subgraphs.
     expect(single('{ me { id plan { key } } }')).toBeNull();
-    // Fragments, named or inline, and directives: shaping evaluates them itself.
-    expect(single('query ($id: ID!) { ticket(id: $id) { ...F } } fragment F on Ticket { id }')).toBeNull();
-    expect(single('query ($id: ID!) { ticket(id: $id) { ... on Ticket { id } } }')).toBeNull();
+    // Directives, on a field, a spread or a fragment: shaping evaluates them itself.
     expect(
       single('query ($id: ID!, $s: Boolean!) { ticket(id: $id) { id status @include(if: $s) } }'),
+    ).toBeNull();
+    expect(
+      single(
+        'query ($id: ID!, $s: Boolean!) { ticket(id: $id) { ...F @skip(if: $s) } } fragment F on Ticket { id }',
+      ),
+    ).toBeNull();
+    expect(
+      single('query ($id: ID!, $s: Boolean!) { ticket(id: $id) { id ... @include(if: $s) { status } } }'),
+    ).toBeNull();
+    // Two operations in one document.
+    expect(
+      singleFetchOf(
+        prepare('query A($id: ID!) { ticket(id: $id) { id } }')!.plan,
+        serviceMap,
+        {
+          ...prepare('query A($id: ID!) { ticket(id: $id) { id } }')!,
+          document: parse('query A($id: ID!) { ticket(id: $id) { id } } query B { plans { key } }'),
+          schema: api,
+        },
+        reshaped,
+      ),
     ).toBeNull();
     // Introspection, which the gateway answers itself.
     expect(single('query ($id: ID!) { ticket(id: $id) { id } __typename }')).toBeNull();
@@ -121,7 +152,8 @@ function selectionArbitrary(
               ),
             ),
         );
-  return fc.array(entry, { minLength: 1, maxLength: 5 }).map((entries) => {
+  // `split`: where the selection's tail moves into an inline fragment (none at or past its end).
+  return fc.tuple(fc.array(entry, { minLength: 1, maxLength: 5 }), fc.nat(8)).map(([entries, split]) => {
     const seen = new Set<string>();
     const parts: string[] = [];
     entries.forEach((e, index) => {
@@ -133,7 +165,9 @@ function selectionArbitrary(
         parts.push(e);
       } else parts.push(e[1] ? `x${index}: ${e[0]}` : e[0]);
     });
-    return `{ ${parts.join(' ')} }`;
+    if (split >= parts.length) return `{ ${parts.join(' ')} }`;
+    const condition = split % 2 === 0 ? `on ${type.name} ` : '';
+    return `{ ${parts.slice(0, split).join(' ')} ... ${condition}{ ${parts.slice(split).join(' ')} } }`;
   });
 }
 
@@ -202,12 +236,15 @@ describe('a single fetch’s answer is what the gateway’s result shaping would
 
   it('for generated selections over tickets, branches and venues, with generated answers', () => {
     let taken = 0;
+    let takenWithFragments = 0;
     fc.assert(
       fc.property(
         fc.constantFrom(...roots).chain((root) =>
-          selectionArbitrary(api, root.type, 2).map((selection) => ({
+          fc.tuple(selectionArbitrary(api, root.type, 2), fc.boolean()).map(([selection, named]) => ({
             root,
-            query: `${root.prefix}${selection} }`,
+            query: named
+              ? `${root.prefix}{ ...Root } } fragment Root on ${root.type.name} ${selection}`
+              : `${root.prefix}${selection} }`,
           })),
         ),
         fc.infiniteStream(fc.integer()),
@@ -217,7 +254,8 @@ describe('a single fetch’s answer is what the gateway’s result shaping would
           const found = singleFetchOf(prepared.plan, serviceMap, { ...prepared, schema: api }, reshaped);
           if (found === null) return;
           taken += 1;
-          const subgraphOperation = parse(found.query).definitions[0] as OperationDefinitionNode;
+          if (query.includes('...')) takenWithFragments += 1;
+          const subgraphOperation = inlined(parse(found.query))!;
           // The subgraph's answer to its operation, generated over the graph's types.
           const answers = answerArbitrary(api, api.getQueryType()!, subgraphOperation.selectionSet);
           const [data] = fc.sample(answers, { seed: seeds.next().value as number, numRuns: 1 });
@@ -238,5 +276,6 @@ describe('a single fetch’s answer is what the gateway’s result shaping would
     );
     // The property is not vacuous: most generated selections are answered by the tickets subgraph.
     expect(taken).toBeGreaterThan(100);
+    expect(takenWithFragments).toBeGreaterThan(50);
   });
 });

@@ -7,7 +7,14 @@ import type {
 } from '@apollo/gateway';
 // Not re-exported by the package's index; the data sources' own module.
 import { GraphQLDataSourceRequestKind } from '@apollo/gateway/dist/datasources/types';
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import type {
+  DocumentNode,
+  FragmentDefinitionNode,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionNode,
+  SelectionSetNode,
+} from 'graphql';
 import {
   BREAK,
   getNamedType,
@@ -454,9 +461,10 @@ export function reshapedBySupergraph(supergraphSdl: string): Set<string> {
  * The plan's one fetch, when the subgraph's answer to it is exactly what the gateway's result
  * shaping (`computeResponse`) would make of it: a plan of a single fetch at the root, with
  * nothing required, rewritten or deferred, whose subgraph operation selects what the client's
- * does, field for field and in order, with the same variables; and a client operation with no
- * fragments, no directives and no field of an abstract type (where shaping reads `__typename`),
- * none of whose fields or enums the supergraph reshapes. Null otherwise.
+ * does, field for field and in order, with the same variables, once each side's fragments are
+ * written out in place (`inlined`); and a client operation with no directives and no field of an
+ * abstract type (where shaping reads `__typename` and evaluates type conditions), none of whose
+ * fields or enums the supergraph reshapes. Null otherwise.
  */
 export function singleFetchOf(
   plan: QueryPlan,
@@ -477,12 +485,10 @@ export function singleFetchOf(
   if (fetch.operationKind !== prepared.operation.operation) return null;
   const dataSource = serviceMap[fetch.serviceName];
   if (dataSource === undefined) return null;
-  if (prepared.document.definitions.length !== 1) return null;
   const subgraphDocument = fetch.operationDocumentNode ?? parse(fetch.operation, { noLocation: true });
-  if (subgraphDocument.definitions.length !== 1) return null;
-  const subgraphOperation = subgraphDocument.definitions[0]!;
-  if (subgraphOperation.kind !== Kind.OPERATION_DEFINITION) return null;
-  const { operation } = prepared;
+  const subgraphOperation = inlined(subgraphDocument);
+  const operation = inlined(prepared.document);
+  if (subgraphOperation === null || operation === null) return null;
   if (print(subgraphOperation.selectionSet) !== print(operation.selectionSet)) return null;
   const definitionsOf = (node: OperationDefinitionNode) =>
     (node.variableDefinitions ?? [])
@@ -498,11 +504,7 @@ export function singleFetchOf(
     operation,
     visitWithTypeInfo(types, {
       enter(node) {
-        if (
-          node.kind === Kind.FRAGMENT_SPREAD ||
-          node.kind === Kind.INLINE_FRAGMENT ||
-          node.kind === Kind.DIRECTIVE
-        ) {
+        if (node.kind === Kind.DIRECTIVE) {
           plain = false;
           return BREAK;
         }
@@ -535,4 +537,58 @@ export function singleFetchOf(
     document: fetch.operationDocumentNode,
     variableUsages: fetch.variableUsages ?? [],
   };
+}
+
+/**
+ * A document's one operation with every fragment, named or inline, written out where it is used,
+ * in order: the sequence of fields that execution collects for each selection set, whichever way
+ * the document spelled them. Null for a document of more than one operation, or where a fragment
+ * or a spread of one carries a directive (which shaping would have to evaluate). A type condition
+ * is dropped: under an object type, validation lets through only conditions that type meets, and
+ * `singleFetchOf` refuses every field under an abstract one.
+ */
+export function inlined(document: DocumentNode): OperationDefinitionNode | null {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  let operation: OperationDefinitionNode | undefined;
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) {
+      if ((definition.directives?.length ?? 0) > 0) return null;
+      fragments.set(definition.name.value, definition);
+    } else if (definition.kind === Kind.OPERATION_DEFINITION && operation === undefined) {
+      operation = definition;
+    } else return null;
+  }
+  if (operation === undefined) return null;
+  const selectionSet = inlinedSelections(operation.selectionSet, fragments);
+  return selectionSet === null ? null : { ...operation, selectionSet };
+}
+
+function inlinedSelections(
+  set: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): SelectionSetNode | null {
+  const selections: SelectionNode[] = [];
+  for (const selection of set.selections) {
+    if ((selection.directives?.length ?? 0) > 0) return null;
+    if (selection.kind === Kind.FIELD) {
+      if (selection.selectionSet === undefined) {
+        selections.push(selection);
+        continue;
+      }
+      const inner = inlinedSelections(selection.selectionSet, fragments);
+      if (inner === null) return null;
+      selections.push({ ...selection, selectionSet: inner });
+      continue;
+    }
+    const body =
+      selection.kind === Kind.FRAGMENT_SPREAD
+        ? fragments.get(selection.name.value)?.selectionSet
+        : selection.selectionSet;
+    // Validation refuses unknown and cyclic spreads before a document gets here.
+    if (body === undefined) return null;
+    const inner = inlinedSelections(body, fragments);
+    if (inner === null) return null;
+    selections.push(...inner.selections);
+  }
+  return { kind: Kind.SELECTION_SET, selections };
 }
