@@ -112,7 +112,8 @@ export function platformProcesses(): PlatformProcess[] {
     services: Record<string, ComposeService>;
   };
   return Object.entries(compose.services).flatMap(([name, service]) => {
-    const script = service.command?.[1];
+    // node [V8 flags…] script: the flags (the gateway's young generation) start with dashes.
+    const script = service.command?.slice(1).find((part) => !part.startsWith('-'));
     const probe = service.healthcheck?.test?.find((part) => part.endsWith('/readyz'));
     if (service.command?.[0] !== 'node' || script === undefined || probe === undefined) return [];
     const target = service.build?.target;
