@@ -33,9 +33,9 @@ const GATEWAY: ProcessSpec = {
   script: 'gateway/main.js',
   port: (c) => c.ports.gateway,
   // Most of what the gateway allocates lives for one request, but across a round trip to Redis and
-  // a subgraph, so a young generation that fills within a few requests promotes and re-copies much
-  // of it; a larger one lets it die there. CPU per ticket create fell by about a quarter
-  // (docs/PERFORMANCE.md, "A young generation sized to requests").
+  // a subgraph: a young generation that fills within a few requests most likely copies and
+  // promotes much of it, where a larger one lets it die young. CPU per ticket create fell by about a quarter
+  // (docs/PERFORMANCE.md, "…a young generation sized to requests").
   v8Flags: ['--max-semi-space-size=64'],
 };
 const REST_ADAPTER: ProcessSpec = {
