@@ -91,17 +91,10 @@ describe('which plans the gateway answers with their one fetch’s answer as it 
       single('query ($id: ID!, $s: Boolean!) { ticket(id: $id) { id ... @include(if: $s) { status } } }'),
     ).toBeNull();
     // Two operations in one document.
+    const first = prepare('query A($id: ID!) { ticket(id: $id) { id } }')!;
+    const both = parse('query A($id: ID!) { ticket(id: $id) { id } } query B { plans { key } }');
     expect(
-      singleFetchOf(
-        prepare('query A($id: ID!) { ticket(id: $id) { id } }')!.plan,
-        serviceMap,
-        {
-          ...prepare('query A($id: ID!) { ticket(id: $id) { id } }')!,
-          document: parse('query A($id: ID!) { ticket(id: $id) { id } } query B { plans { key } }'),
-          schema: api,
-        },
-        reshaped,
-      ),
+      singleFetchOf(first.plan, serviceMap, { ...first, document: both, schema: api }, reshaped),
     ).toBeNull();
     // Introspection, which the gateway answers itself.
     expect(single('query ($id: ID!) { ticket(id: $id) { id } __typename }')).toBeNull();
