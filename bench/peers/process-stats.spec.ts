@@ -34,14 +34,19 @@ describe('what the peer benchmark reads of a process', () => {
   it('reads the machine busy at least as long as this process computed', () => {
     const machineBefore = machineBusySeconds();
     const before = cpuSeconds(process.pid);
-    const until = Date.now() + 300;
+    // Spin until this process has computed 0.25 s, however long a machine busy with other suites takes to give it
+    // that: a wall-clock spin can be handed less CPU than the assertion below asks for.
+    const started = process.cpuUsage();
+    const giveUpAt = Date.now() + 20_000;
     let spin = 0;
-    while (Date.now() < until) spin += Math.sqrt(spin + 1);
+    while (process.cpuUsage(started).user + process.cpuUsage(started).system < 250_000 && Date.now() < giveUpAt) {
+      for (let i = 0; i < 10_000; i++) spin += Math.sqrt(spin + 1);
+    }
     expect(spin).toBeGreaterThan(0);
     const mine = cpuSeconds(process.pid) - before;
     // Both are counted in clock ticks: one tick of rounding either way.
     expect(machineBusySeconds() - machineBefore).toBeGreaterThanOrEqual(mine - 0.02);
-    expect(mine).toBeGreaterThan(0.1);
+    expect(mine).toBeGreaterThan(0.2);
   });
 
   it("sums a process's /graphql requests of every status and no other route", async () => {

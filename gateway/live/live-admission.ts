@@ -12,6 +12,7 @@ import type { GatewayContext } from '../header-forwarding.data-source';
 import { rateLimitedError } from '../rate-limit';
 import type { CheckCredential, GatedSocket, LiveAccess } from './live-access';
 import type { RunQuery } from './live-hub';
+import { OperationOrder } from './live-order';
 
 /** WebSocket close codes of the live server's admission: what a client may open and send. */
 export const ADMISSION_CLOSE = {
@@ -104,6 +105,8 @@ export interface LiveConnection {
   branchId?: number;
   /** Where a credentialed connection's events are written, held while its credential is rechecked. */
   gate?: GatedSocket;
+  /** A query sent after a subscription runs once that subscription listens (OperationOrder). */
+  order: OperationOrder;
 }
 
 /** The headers a connection's own operations carry through the gateway, as an HTTP request's would. */
@@ -167,6 +170,7 @@ export class LiveAdmission {
       socket: ctx.extra.socket,
       language: languageOf(stringOr(params['accept-language'])),
       address: clientAddressOf(ctx.extra.request, this.options.trust),
+      order: new OperationOrder(),
     };
     const authorization = stringOr(params.authorization);
     const branchHeader = stringOr(params[BRANCH_HEADER]);

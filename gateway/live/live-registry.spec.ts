@@ -3,8 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { ApolloGateway } from '@apollo/gateway';
 import {
   buildSchema,
-  createSourceEventStream,
-  type GraphQLError,
+  GraphQLError,
   printSchema,
   type ExecutionArgs,
   type ExecutionResult,
@@ -20,6 +19,7 @@ import type { LiveEvent } from '../../contracts/tickets/live-event';
 import { GatedSocket, LiveAccess } from './live-access';
 import type { LiveConnection } from './live-admission';
 import { LiveHub, type RunQuery } from './live-hub';
+import { OperationOrder } from './live-order';
 import { LiveRegistry, type LiveContext } from './live-registry';
 import { FakeSocket } from '../../test/support/fake-socket';
 
@@ -32,11 +32,25 @@ class FakeGateway {
     [];
   readonly answers = new Map<string, FormattedExecutionResult>();
 
-  readonly runQuery: RunQuery = (query, variables, headers) => {
+  /** Operations whose answer waits until the test lets it go. */
+  private readonly held = new Map<string, Promise<void>>();
+
+  readonly runQuery: RunQuery = async (query, variables, headers) => {
     this.asked.push({ query, variables, headers });
     const name = /^(?:query|mutation) (\w+)/.exec(query)?.[1] ?? '';
-    return Promise.resolve(this.answers.get(name) ?? { data: null });
+    await this.held.get(name);
+    return this.answers.get(name) ?? { data: null };
   };
+
+  /** Holds the answers to the operation named `name`; the returned function lets them go. */
+  hold(name: string): () => void {
+    let release!: () => void;
+    this.held.set(name, new Promise<void>((resolve) => (release = resolve)));
+    return () => {
+      this.held.delete(name);
+      release();
+    };
+  }
 }
 
 function ticket(fields: Partial<GraphTicket>): GraphTicket {
@@ -82,6 +96,7 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
     socket: socket.asWebSocket(),
     language: 'en',
     address: '198.51.100.7',
+    order: new OperationOrder(),
     ...extra,
   });
 
@@ -93,11 +108,11 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
     id = '1',
   ): Promise<ExecutionResult | AsyncIterable<unknown>> {
     const payload = { query };
-    const args = registry.operationOf(payload);
+    const args = await registry.admit(connection, id, payload, () => Promise.resolve(undefined));
     if (Array.isArray(args))
       throw new Error(`refused: ${(args as GraphQLError[]).map((e) => e.message).join()}`);
     const context: LiveContext = { connection, id, payload };
-    return createSourceEventStream({ ...(args as ExecutionArgs), contextValue: context });
+    return registry.subscribe({ ...(args as ExecutionArgs), contextValue: context });
   }
 
   const codesOf = (result: ExecutionResult | AsyncIterable<unknown>) =>
@@ -204,6 +219,84 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
         headers: { 'accept-language': 'ar', authorization: 'Bearer tk_a' },
       },
     ]);
+  });
+
+  it('runs a query sent after a subscription on the same socket only once that subscription listens', async () => {
+    gateway.answers.set('LiveTicket', { data: { ticketByToken: { number: 'A1' } } });
+    gateway.answers.set('Refetch', { data: { ticketByToken: { number: 'A1', status: 'WAITING' } } });
+    const release = gateway.hold('LiveTicket');
+    const registry = registryWith();
+    const connection = connectionOf(new FakeSocket());
+    const subscribed = subscribe(
+      registry,
+      'subscription { ticketUpdated(token: "tok") { status } }',
+      connection,
+    );
+    const refetch = { query: 'query Refetch { ticketByToken(token: "tok") { number status } }' };
+    const args = await registry.admit(connection, '2', refetch, () => Promise.resolve(undefined));
+    const answered = registry.execute({
+      ...(args as ExecutionArgs),
+      contextValue: { connection, id: '2', payload: refetch } satisfies LiveContext,
+    });
+    await settled();
+    // The token check is still out: the refetch has not been asked, so nothing it reads can be
+    // older than what the subscription will hear.
+    expect(gateway.asked.map((asked) => /query (\w+)/.exec(asked.query)?.[1])).toEqual(['LiveTicket']);
+    expect(hub.subscribers).toBe(0);
+
+    release();
+    expect(codesOf(await subscribed)).toBe('a stream');
+    expect(await answered).toEqual({ data: { ticketByToken: { number: 'A1', status: 'WAITING' } } });
+    expect(gateway.asked.map((asked) => /query (\w+)/.exec(asked.query)?.[1])).toEqual([
+      'LiveTicket',
+      'Refetch',
+    ]);
+    expect(connection.order.size).toBe(0);
+  });
+
+  it('lets a query go once the subscription before it is refused, and a query never waits on a query', async () => {
+    gateway.answers.set('LiveTicket', { data: { ticketByToken: null } });
+    const release = gateway.hold('Slow');
+    const registry = registryWith();
+    const connection = connectionOf(new FakeSocket());
+    const run = async (id: string, query: string) => {
+      const payload = { query };
+      const args = await registry.admit(connection, id, payload, () => Promise.resolve(undefined));
+      return registry.execute({ ...(args as ExecutionArgs), contextValue: { connection, id, payload } });
+    };
+    const slow = run('1', 'query Slow { plans { code } }');
+    expect(await run('2', 'query Fast { plans { code } }')).toEqual({ data: null });
+    const refused = await subscribe(
+      registry,
+      'subscription { ticketUpdated(token: "unknown") { number } }',
+      connection,
+      '3',
+    );
+    expect(codesOf(refused)).toEqual(['NOT_FOUND']);
+    expect(await run('4', 'query After { plans { code } }')).toEqual({ data: null });
+    release();
+    expect(await slow).toEqual({ data: null });
+    expect(connection.order.size).toBe(0);
+  });
+
+  it('settles an operation refused at admission, so the socket’s next query is not held by it', async () => {
+    const registry = registryWith();
+    const connection = connectionOf(new FakeSocket());
+    const refusal = [new GraphQLError('Too many requests', { extensions: { code: 'RATE_LIMITED' } })];
+    const subscription = { query: 'subscription { ticketUpdated(token: "tok") { number } }' };
+    expect(await registry.admit(connection, '1', subscription, () => Promise.resolve(refusal))).toBe(refusal);
+    const broken = { query: 'subscription { ticketUpdated(token: "tok") { nope } }' };
+    expect(
+      codesOf({
+        errors: (await registry.admit(connection, '2', broken, () =>
+          Promise.resolve(undefined),
+        )) as GraphQLError[],
+      }),
+    ).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    await expect(
+      registry.admit(connection, '3', subscription, () => Promise.reject(new Error('Redis is gone'))),
+    ).rejects.toThrow('Redis is gone');
+    expect(connection.order.size).toBe(0);
   });
 
   it('ticketUpdated refuses a token that names no ticket with NOT_FOUND', async () => {

@@ -1,4 +1,5 @@
 import {
+  createSourceEventStream,
   getOperationAST,
   getVariableValues,
   GraphQLError,
@@ -120,9 +121,57 @@ export class LiveRegistry {
     };
   }
 
-  /** Queries and mutations sent over a socket run through the gateway with its connection's credentials. */
-  execute(args: ExecutionArgs): Promise<ExecutionResult> {
-    const { connection, payload } = args.contextValue as LiveContext;
+  /**
+   * graphql-ws's `onSubscribe`: `operationOf` behind the socket's admission, in the order the socket
+   * sent its operations (OperationOrder). Only a subscription takes effect later, once joined.
+   */
+  async admit(
+    connection: LiveConnection,
+    id: string,
+    payload: SubscribePayload,
+    refusal: () => Promise<readonly GraphQLError[] | undefined>,
+  ): Promise<ExecutionArgs | readonly GraphQLError[]> {
+    const { order } = connection;
+    order.arrive(id);
+    let operation: ExecutionArgs | readonly GraphQLError[];
+    try {
+      operation = (await refusal()) ?? this.operationOf(payload);
+    } catch (error) {
+      order.abandon(id);
+      throw error;
+    }
+    if (isErrors(operation)) order.abandon(id);
+    else if (
+      getOperationAST(operation.document, operation.operationName)?.operation !==
+      OperationTypeNode.SUBSCRIPTION
+    ) {
+      // A query's effect is its answer, which nothing sent after it waits for.
+      order.settle(id);
+    }
+    return operation;
+  }
+
+  /**
+   * A subscription's source stream, once the operations sent before it took effect; it has taken
+   * effect itself once this settles, joined or refused.
+   */
+  async subscribe(args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> {
+    const { connection, id } = args.contextValue as LiveContext;
+    try {
+      await connection.order.turnOf(id);
+      return (await createSourceEventStream(args)) as AsyncIterable<ExecutionResult> | ExecutionResult;
+    } finally {
+      connection.order.settle(id);
+    }
+  }
+
+  /**
+   * Queries and mutations sent over a socket run through the gateway with its connection's
+   * credentials, once the subscriptions sent before them listen.
+   */
+  async execute(args: ExecutionArgs): Promise<ExecutionResult> {
+    const { connection, payload, id } = args.contextValue as LiveContext;
+    await connection.order.turnOf(id);
     return this.options.runQuery(payload.query, payload.variables ?? {}, headersOf(connection), {
       address: connection.address,
     }) as Promise<ExecutionResult | FormattedExecutionResult> as Promise<ExecutionResult>;
@@ -271,6 +320,10 @@ export class LiveRegistry {
       context.id,
     );
   }
+}
+
+function isErrors(operation: ExecutionArgs | readonly GraphQLError[]): operation is readonly GraphQLError[] {
+  return Array.isArray(operation);
 }
 
 /** The error with the code Apollo gives the same mistake over HTTP, so clients handle both alike. */

@@ -1,11 +1,5 @@
 import type { Server } from 'node:http';
-import {
-  buildSchema,
-  createSourceEventStream,
-  printSchema,
-  type ExecutionResult,
-  type GraphQLSchema,
-} from 'graphql';
+import { buildSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { proxyTrust } from '../../common/client-address';
@@ -94,13 +88,12 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
     {
       schema,
       // Admission first, so an operation refused by count or budget costs no parsing.
-      onSubscribe: async (ctx, _id, payload) =>
-        (await admission.refusalOf(ctx)) ?? registry.operationOf(payload),
+      onSubscribe: (ctx, id, payload) =>
+        registry.admit(admission.connectionOf(ctx), id, payload, () => admission.refusalOf(ctx)),
       context: (ctx, id, payload): LiveContext => ({ connection: admission.connectionOf(ctx), id, payload }),
       onConnect: (ctx) => admission.connect(ctx),
       // The source stream is a LiveSink, which writes its own frames; graphql-js maps nothing.
-      subscribe: (args) =>
-        createSourceEventStream(args) as Promise<AsyncIterable<ExecutionResult> | ExecutionResult>,
+      subscribe: (args) => registry.subscribe(args),
       execute: (args) => registry.execute(args),
       // Results of queries over the socket come from Apollo already in their wire form.
       onNext: (_ctx, _id, _payload, _args, result) => result,

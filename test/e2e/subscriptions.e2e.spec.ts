@@ -12,6 +12,7 @@ import {
   type TicketBranch,
 } from '../support/platform';
 import { freePorts, startProcess } from '../support/processes';
+import { TcpProxy } from '../support/tcp-proxy';
 import { waitUntil } from '../support/wait';
 
 /** A result as graphql-ws's client hands it over. */
@@ -305,6 +306,58 @@ describe('live ticket subscriptions over graphql-ws, fed through Redis, on real 
       expect(result).toEqual({ data: { ticketByToken: { number: 'Q-1', status: 'WAITING' } } });
     } finally {
       await client.dispose();
+    }
+  });
+
+  it('answers a query sent right after a subscription on one socket only once the subscription listens, as a page’s refetch after a reconnect needs', async () => {
+    // A gateway whose Redis is slow to acknowledge a SUBSCRIBE: its first subscription's join waits
+    // that long, and a page's refetch answered meanwhile would be older than what it listens for.
+    const redisUrl = new URL(platformEnv(platform.config).REDIS_URL!);
+    const proxy = new TcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port) }, (chunk) =>
+      /subscribe/i.test(chunk.toString('latin1')) ? 400 : 0,
+    );
+    redisUrl.port = String(await proxy.listen());
+    const [port] = (await freePorts(1)) as [number];
+    const url = `http://127.0.0.1:${port}/graphql`;
+    const slow = await startProcess(
+      'gateway/main.js',
+      platformEnv(platform.config, { GATEWAY_PORT: String(port), REDIS_URL: redisUrl.toString() }),
+      url.replace('/graphql', '/readyz'),
+    );
+    const ticket = await createTicket();
+    const socket = new WebSocket(wsUrl(url), 'graphql-transport-ws');
+    try {
+      const messages: { id?: string; type: string; payload?: unknown }[] = [];
+      socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as { type: string }));
+      await once(socket, 'open');
+      socket.send(JSON.stringify({ type: 'connection_init', payload: {} }));
+      await waitUntil(() => messages.some((m) => m.type === 'connection_ack'), 5_000, 'the ack');
+      const send = (id: string, query: string) =>
+        socket.send(
+          JSON.stringify({ id, type: 'subscribe', payload: { query, variables: { t: ticket.token } } }),
+        );
+      send('1', 'subscription ($t: String!) { ticketUpdated(token: $t) { status } }');
+      send('2', 'query ($t: String!) { ticketByToken(token: $t) { status } }');
+      await waitUntil(
+        () => messages.some((m) => m.id === '2' && m.type === 'complete'),
+        5_000,
+        'the refetch',
+      );
+      const listening = await subscribers(url);
+      expect(messages.filter((m) => m.id === '2')).toEqual([
+        { id: '2', type: 'next', payload: { data: { ticketByToken: { status: 'WAITING' } } } },
+        { id: '2', type: 'complete' },
+      ]);
+      expect(listening).toBe(1);
+      await post(`/tickets/${ticket.id}/ready`);
+      await waitUntil(() => messages.some((m) => m.id === '1'), 10_000, 'the READY event');
+      expect(messages.filter((m) => m.id === '1')).toEqual([
+        { id: '1', type: 'next', payload: { data: { ticketUpdated: { status: 'READY' } } } },
+      ]);
+    } finally {
+      socket.close();
+      await slow.stop();
+      await proxy.close();
     }
   });
 
