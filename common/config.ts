@@ -142,6 +142,7 @@ const configSchema = z.object({
   GATEWAY_FRONT_DOOR: flag.default(true),
   GATEWAY_PREPARED_OPERATIONS: flag.default(true),
   REST_SHARE_READS: flag.default(true),
+  REST_FRONT_DOOR: flag.default(true),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   SESSION_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
@@ -272,6 +273,11 @@ export interface Config {
    * (REST_SHARE_READS): on unless a benchmark or an operator turns it off.
    */
   shareRestReads: boolean;
+  /**
+   * Whether the REST adapter answers `GET /api/v1/tickets/{id}` ahead of express (REST_FRONT_DOOR,
+   * rest-adapter/tickets/ticket-read.door.ts): on unless a test or an operator turns it off.
+   */
+  restFrontDoor: boolean;
   /** Requests a minute per ticket API key (the document says 120; benchmarks raise it). */
   ticketsRateLimit: number;
   /** cv-api.md: requests a minute per account over the CV API. */
@@ -482,6 +488,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     frontDoor: raw.GATEWAY_FRONT_DOOR,
     preparedOperations: raw.GATEWAY_PREPARED_OPERATIONS,
     shareRestReads: raw.REST_SHARE_READS,
+    restFrontDoor: raw.REST_FRONT_DOOR,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
     cvRateLimit: raw.CV_RATE_LIMIT,
     sessionRateLimit: raw.SESSION_RATE_LIMIT,

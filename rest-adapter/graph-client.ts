@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import type { GraphQLFormattedError } from 'graphql';
 import { holdsOnlyQueries, requestKey, type InflightJoin } from '../common/inflight-join';
 import { internalCredentialHeaders } from '../common/internal-credential';
@@ -112,7 +112,8 @@ export class GraphClient {
   async execute<TData, TVariables extends Record<string, unknown>>(
     op: GraphOperation<TData, TVariables>,
     variables: TVariables,
-    req: Request,
+    /** The client's request, whose headers the gateway is passed: express's, or a front door's. */
+    req: Pick<IncomingMessage, 'headers'>,
     overrides: Record<string, string> = {},
   ): Promise<TData> {
     const headers: Record<string, string> = { ...this.platformHeaders };

@@ -187,6 +187,15 @@ export function toHttpError(error: unknown, requestId: string | undefined): Http
   return requestBodyError(error) ?? serverError(requestId);
 }
 
+/** What a request that failed with `error` is answered, logged as its severity asks. */
+export function failedRequest(logger: Logger, error: unknown): HttpError {
+  const mapped = toHttpError(error, currentRequestId());
+  // A dependency that is away (503) is expected to come back and is logged where it failed.
+  if (mapped.status === 503) logger.warn({ err: error }, 'request failed: a dependency is unavailable');
+  else if (mapped.status >= 500) logger.error({ err: error }, 'request failed');
+  return mapped;
+}
+
 /**
  * Answers a failed request with its mapped status and body. `alwaysFieldErrors` is the CV
  * document's shape, where every error body carries `errors` (empty when no field is at fault).
@@ -206,12 +215,7 @@ export function errorHandler(
       next(error);
       return;
     }
-    const mapped = isUndecodablePath(error)
-      ? said(404, routeNotFound(req))
-      : toHttpError(error, currentRequestId());
-    // A dependency that is away (503) is expected to come back and is logged where it failed.
-    if (mapped.status === 503) logger.warn({ err: error }, 'request failed: a dependency is unavailable');
-    else if (mapped.status >= 500) logger.error({ err: error }, 'request failed');
+    const mapped = isUndecodablePath(error) ? said(404, routeNotFound(req)) : failedRequest(logger, error);
     const body = localize === undefined ? mapped.body : localize(mapped, req);
     res
       .status(mapped.status)

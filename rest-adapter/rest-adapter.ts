@@ -17,6 +17,7 @@ import { cvPagesRoutes } from './public/cv-pages.routes';
 import { boardPagesRoutes } from './public/board-pages.routes';
 import { ticketPageRoutes } from './public/ticket-page.routes';
 import { ticketExportRoutes } from './public/ticket-export.routes';
+import { ticketReadDoor } from './tickets/ticket-read.door';
 import { ticketsRoutes } from './tickets/tickets.routes';
 import { API_PREFIX } from './route-table';
 
@@ -65,6 +66,9 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     identify: (req) => credentialOf(req.get('authorization'), req),
   });
   api.use(['/tickets', '/openapi.json'], perTicketKey);
+  if (config.restFrontDoor) {
+    service.setFrontDoor(ticketReadDoor({ service, graph, budgets, policy: policies.tickets, logger }));
+  }
   api.use(ticketsRoutes(graph, { publicBaseUrl: config.publicBaseUrl, policy: policies.tickets }));
   // The catalogue needs no key: it is counted per client address, as on the gateway. Its own
   // failures answer in the CV document's error shape, the document it belongs to; a body the

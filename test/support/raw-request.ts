@@ -1,0 +1,69 @@
+import { request as httpRequest } from 'node:http';
+
+/** An answer as it came off the wire. */
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * One raw request, sent byte for byte, so two servers compared (a front door's way and express's)
+ * see exactly the same thing.
+ */
+export function sendRaw(
+  url: string,
+  options: {
+    method?: string;
+    path?: string;
+    headers: Record<string, string | number>;
+    body?: Buffer | string;
+  },
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/graphql',
+        headers: options.headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString(),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** Headers whose values may differ between two answers to the same request. */
+const VARYING = new Set(['date', 'ratelimit', 'ratelimit-policy', 'keep-alive', 'connection']);
+
+/**
+ * What two ways must agree on for one request: status, headers (their values but for those that
+ * vary by the moment, the rate-limit headers by name) and body, with what `minted` matches (ids a
+ * write made anew on each side) written out as "…".
+ */
+export function comparable(answer: RawAnswer, minted?: RegExp): unknown {
+  const headers = Object.fromEntries(
+    Object.entries(answer.headers)
+      .filter(([name]) => !VARYING.has(name))
+      .map(([name, value]) => [name, name === 'content-length' ? 'n' : value]),
+  );
+  const named = Object.keys(answer.headers)
+    .filter((name) => name.startsWith('ratelimit'))
+    .sort();
+  const body = minted === undefined ? answer.body : answer.body.replace(minted, '"$1":"…"');
+  return { status: answer.status, headers, named, body };
+}
