@@ -9,47 +9,41 @@
  * subscription, a subscription once it is joined to the hub (or refused).
  */
 export class OperationOrder {
-  /** Operations arrived and not yet in effect, by the client's operation id. */
-  private readonly pending = new Map<string, { settled: Promise<void>; settle: () => void }>();
-  /** What each arrived operation waits for: the operations pending as it arrived. */
-  private readonly ahead = new Map<string, Promise<void>[]>();
+  /** Operations arrived and not yet in effect. */
+  private readonly pending = new Set<Turn>();
 
   /**
    * Called as graphql-ws hands an operation over, before anything awaits, so the socket's message
-   * order is the order here.
+   * order is the order here. A turn, not the client's operation id: an id completed early may be
+   * sent again while its first operation is still joining.
    */
-  arrive(id: string): void {
-    const ahead = [...this.pending.values()].map((entry) => entry.settled);
-    if (ahead.length > 0) this.ahead.set(id, ahead);
-    let settle!: () => void;
-    const settled = new Promise<void>((resolve) => (settle = resolve));
-    this.pending.set(id, { settled, settle });
-  }
-
-  /** The operation has taken effect: nothing waits on it. */
-  settle(id: string): void {
-    const entry = this.pending.get(id);
-    if (entry === undefined) return;
-    this.pending.delete(id);
-    entry.settle();
-  }
-
-  /** The operation will never run (refused, or its admission failed): nothing waits on it, nor it on anything. */
-  abandon(id: string): void {
-    this.ahead.delete(id);
-    this.settle(id);
-  }
-
-  /** Resolves once every operation sent before this one has taken effect. */
-  async turnOf(id: string): Promise<void> {
-    const ahead = this.ahead.get(id);
-    if (ahead === undefined) return;
-    this.ahead.delete(id);
-    await Promise.all(ahead);
+  arrive(): Turn {
+    const ahead = [...this.pending].map((turn) => turn.settled);
+    let resolve!: () => void;
+    const settled = new Promise<void>((done) => (resolve = done));
+    const turn: Turn = {
+      settled,
+      ahead: () => Promise.all(ahead).then(() => undefined),
+      settle: () => {
+        if (this.pending.delete(turn)) resolve();
+      },
+    };
+    this.pending.add(turn);
+    return turn;
   }
 
   /** Operations not yet in effect. */
   get size(): number {
     return this.pending.size;
   }
+}
+
+/** One operation's place in its socket's order. */
+export interface Turn {
+  /** Resolves once this operation has taken effect (or never will). */
+  readonly settled: Promise<void>;
+  /** Resolves once every operation sent before this one has taken effect. */
+  ahead(): Promise<void>;
+  /** This operation has taken effect, or never will (refused, failed): nothing waits on it. */
+  settle(): void;
 }

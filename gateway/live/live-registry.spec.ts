@@ -108,7 +108,7 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
     id = '1',
   ): Promise<ExecutionResult | AsyncIterable<unknown>> {
     const payload = { query };
-    const args = await registry.admit(connection, id, payload, () => Promise.resolve(undefined));
+    const args = await registry.admit(connection, payload, () => Promise.resolve(undefined));
     if (Array.isArray(args))
       throw new Error(`refused: ${(args as GraphQLError[]).map((e) => e.message).join()}`);
     const context: LiveContext = { connection, id, payload };
@@ -233,7 +233,7 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
       connection,
     );
     const refetch = { query: 'query Refetch { ticketByToken(token: "tok") { number status } }' };
-    const args = await registry.admit(connection, '2', refetch, () => Promise.resolve(undefined));
+    const args = await registry.admit(connection, refetch, () => Promise.resolve(undefined));
     const answered = registry.execute({
       ...(args as ExecutionArgs),
       contextValue: { connection, id: '2', payload: refetch } satisfies LiveContext,
@@ -261,7 +261,7 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
     const connection = connectionOf(new FakeSocket());
     const run = async (id: string, query: string) => {
       const payload = { query };
-      const args = await registry.admit(connection, id, payload, () => Promise.resolve(undefined));
+      const args = await registry.admit(connection, payload, () => Promise.resolve(undefined));
       return registry.execute({ ...(args as ExecutionArgs), contextValue: { connection, id, payload } });
     };
     const slow = run('1', 'query Slow { plans { code } }');
@@ -279,22 +279,47 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
     expect(connection.order.size).toBe(0);
   });
 
+  it('keeps each operation’s own place when a client sends an id again while its first subscription joins', async () => {
+    gateway.answers.set('LiveTicket', { data: { ticketByToken: { number: 'A1' } } });
+    const release = gateway.hold('LiveTicket');
+    const registry = registryWith();
+    const connection = connectionOf(new FakeSocket());
+    const query = 'subscription { ticketUpdated(token: "tok") { number } }';
+    // graphql-ws lets an id be used again once its operation is completed, joined or not.
+    const [first, again] = [
+      subscribe(registry, query, connection, '1'),
+      subscribe(registry, query, connection, '1'),
+    ];
+    const refetch = { query: 'query Refetch { plans { code } }' };
+    const args = await registry.admit(connection, refetch, () => Promise.resolve(undefined));
+    const answered = registry.execute({
+      ...(args as ExecutionArgs),
+      contextValue: { connection, id: '2', payload: refetch } satisfies LiveContext,
+    });
+    await settled();
+    expect(connection.order.size).toBe(2);
+    release();
+    expect([codesOf(await first), codesOf(await again)]).toEqual(['a stream', 'a stream']);
+    expect(await answered).toEqual({ data: null });
+    expect(connection.order.size).toBe(0);
+  });
+
   it('settles an operation refused at admission, so the socket’s next query is not held by it', async () => {
     const registry = registryWith();
     const connection = connectionOf(new FakeSocket());
     const refusal = [new GraphQLError('Too many requests', { extensions: { code: 'RATE_LIMITED' } })];
     const subscription = { query: 'subscription { ticketUpdated(token: "tok") { number } }' };
-    expect(await registry.admit(connection, '1', subscription, () => Promise.resolve(refusal))).toBe(refusal);
+    expect(await registry.admit(connection, subscription, () => Promise.resolve(refusal))).toBe(refusal);
     const broken = { query: 'subscription { ticketUpdated(token: "tok") { nope } }' };
     expect(
       codesOf({
-        errors: (await registry.admit(connection, '2', broken, () =>
+        errors: (await registry.admit(connection, broken, () =>
           Promise.resolve(undefined),
         )) as GraphQLError[],
       }),
     ).toEqual(['GRAPHQL_VALIDATION_FAILED']);
     await expect(
-      registry.admit(connection, '3', subscription, () => Promise.reject(new Error('Redis is gone'))),
+      registry.admit(connection, subscription, () => Promise.reject(new Error('Redis is gone'))),
     ).rejects.toThrow('Redis is gone');
     expect(connection.order.size).toBe(0);
   });

@@ -25,6 +25,7 @@ import { costError, parseWithinLimits, queryLimitRules, withoutSuggestions } fro
 import { headersOf, type LiveConnection } from './live-admission';
 import type { LiveAccess } from './live-access';
 import type { LiveHub, LiveReader, LiveSink, RunQuery } from './live-hub';
+import type { Turn } from './live-order';
 import { livePlanOf, type LivePlan } from './live-plan';
 import { liveSocketOf } from './live-wire';
 
@@ -75,6 +76,8 @@ export class LiveRegistry {
   private readonly validated = new WeakMap<DocumentNode, readonly GraphQLError[]>();
   private readonly plans = new WeakMap<FieldNode, LivePlan>();
   private readonly knownTokens = new Set<string>();
+  /** Each operation's place in its socket's order, by the message payload graphql-ws hands over. */
+  private readonly turns = new WeakMap<SubscribePayload, Turn>();
   private readonly limitRules: ValidationRule[];
 
   constructor(
@@ -127,26 +130,26 @@ export class LiveRegistry {
    */
   async admit(
     connection: LiveConnection,
-    id: string,
     payload: SubscribePayload,
     refusal: () => Promise<readonly GraphQLError[] | undefined>,
   ): Promise<ExecutionArgs | readonly GraphQLError[]> {
-    const { order } = connection;
-    order.arrive(id);
+    const turn = connection.order.arrive();
+    this.turns.set(payload, turn);
     let operation: ExecutionArgs | readonly GraphQLError[];
     try {
       operation = (await refusal()) ?? this.operationOf(payload);
     } catch (error) {
-      order.abandon(id);
+      turn.settle();
       throw error;
     }
-    if (isErrors(operation)) order.abandon(id);
-    else if (
+    // A refused operation never runs, and a query's effect is its answer, which nothing sent after
+    // it waits for: only a subscription takes effect later.
+    if (
+      isErrors(operation) ||
       getOperationAST(operation.document, operation.operationName)?.operation !==
-      OperationTypeNode.SUBSCRIPTION
+        OperationTypeNode.SUBSCRIPTION
     ) {
-      // A query's effect is its answer, which nothing sent after it waits for.
-      order.settle(id);
+      turn.settle();
     }
     return operation;
   }
@@ -156,12 +159,12 @@ export class LiveRegistry {
    * effect itself once this settles, joined or refused.
    */
   async subscribe(args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> {
-    const { connection, id } = args.contextValue as LiveContext;
+    const turn = this.turns.get((args.contextValue as LiveContext).payload);
     try {
-      await connection.order.turnOf(id);
+      await turn?.ahead();
       return (await createSourceEventStream(args)) as AsyncIterable<ExecutionResult> | ExecutionResult;
     } finally {
-      connection.order.settle(id);
+      turn?.settle();
     }
   }
 
@@ -170,8 +173,8 @@ export class LiveRegistry {
    * credentials, once the subscriptions sent before them listen.
    */
   async execute(args: ExecutionArgs): Promise<ExecutionResult> {
-    const { connection, payload, id } = args.contextValue as LiveContext;
-    await connection.order.turnOf(id);
+    const { connection, payload } = args.contextValue as LiveContext;
+    await this.turns.get(payload)?.ahead();
     return this.options.runQuery(payload.query, payload.variables ?? {}, headersOf(connection), {
       address: connection.address,
     }) as Promise<ExecutionResult | FormattedExecutionResult> as Promise<ExecutionResult>;
