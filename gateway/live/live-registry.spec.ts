@@ -115,6 +115,13 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
     return registry.subscribe({ ...(args as ExecutionArgs), contextValue: context });
   }
 
+  /** What graphql-ws does with a query sent over a socket: admitted in its turn, then run. */
+  async function query(registry: LiveRegistry, text: string, connection: LiveConnection, id: string) {
+    const payload = { query: text };
+    const args = await registry.admit(connection, payload, () => Promise.resolve(undefined));
+    return registry.execute({ ...(args as ExecutionArgs), contextValue: { connection, id, payload } });
+  }
+
   const codesOf = (result: ExecutionResult | AsyncIterable<unknown>) =>
     'errors' in result ? result.errors?.map((error) => error.extensions.code) : 'a stream';
 
@@ -232,12 +239,12 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
       'subscription { ticketUpdated(token: "tok") { status } }',
       connection,
     );
-    const refetch = { query: 'query Refetch { ticketByToken(token: "tok") { number status } }' };
-    const args = await registry.admit(connection, refetch, () => Promise.resolve(undefined));
-    const answered = registry.execute({
-      ...(args as ExecutionArgs),
-      contextValue: { connection, id: '2', payload: refetch } satisfies LiveContext,
-    });
+    const answered = query(
+      registry,
+      'query Refetch { ticketByToken(token: "tok") { number status } }',
+      connection,
+      '2',
+    );
     await settled();
     // The token check is still out: the refetch has not been asked, so nothing it reads can be
     // older than what the subscription will hear.
@@ -259,11 +266,7 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
     const release = gateway.hold('Slow');
     const registry = registryWith();
     const connection = connectionOf(new FakeSocket());
-    const run = async (id: string, query: string) => {
-      const payload = { query };
-      const args = await registry.admit(connection, payload, () => Promise.resolve(undefined));
-      return registry.execute({ ...(args as ExecutionArgs), contextValue: { connection, id, payload } });
-    };
+    const run = (id: string, text: string) => query(registry, text, connection, id);
     const slow = run('1', 'query Slow { plans { code } }');
     expect(await run('2', 'query Fast { plans { code } }')).toEqual({ data: null });
     const refused = await subscribe(
@@ -284,18 +287,13 @@ describe('LiveRegistry: the operations sockets send and the subscriptions they h
     const release = gateway.hold('LiveTicket');
     const registry = registryWith();
     const connection = connectionOf(new FakeSocket());
-    const query = 'subscription { ticketUpdated(token: "tok") { number } }';
+    const subscription = 'subscription { ticketUpdated(token: "tok") { number } }';
     // graphql-ws lets an id be used again once its operation is completed, joined or not.
     const [first, again] = [
-      subscribe(registry, query, connection, '1'),
-      subscribe(registry, query, connection, '1'),
+      subscribe(registry, subscription, connection, '1'),
+      subscribe(registry, subscription, connection, '1'),
     ];
-    const refetch = { query: 'query Refetch { plans { code } }' };
-    const args = await registry.admit(connection, refetch, () => Promise.resolve(undefined));
-    const answered = registry.execute({
-      ...(args as ExecutionArgs),
-      contextValue: { connection, id: '2', payload: refetch } satisfies LiveContext,
-    });
+    const answered = query(registry, 'query Refetch { plans { code } }', connection, '2');
     await settled();
     expect(connection.order.size).toBe(2);
     release();
