@@ -39,7 +39,10 @@ describe('what the peer benchmark reads of a process', () => {
     const started = process.cpuUsage();
     const giveUpAt = Date.now() + 20_000;
     let spin = 0;
-    while (process.cpuUsage(started).user + process.cpuUsage(started).system < 250_000 && Date.now() < giveUpAt) {
+    while (
+      process.cpuUsage(started).user + process.cpuUsage(started).system < 250_000 &&
+      Date.now() < giveUpAt
+    ) {
       for (let i = 0; i < 10_000; i++) spin += Math.sqrt(spin + 1);
     }
     expect(spin).toBeGreaterThan(0);
