@@ -20,10 +20,16 @@ export function byAddress(req: Request): string {
   return addressIdentity(req.ip);
 }
 
-/** A ticket key's budget identity, or the client address when the request carries none. */
-export function credentialOf(header: string | undefined, req: Request): string {
-  return header !== undefined && header !== '' ? ticketKeyIdentity(header) : byAddress(req);
+/**
+ * A ticket key's budget identity, or the client address when the request carries none (asked only
+ * then: express's `req.ip`, or the front door's reading of the same rule).
+ */
+export function credentialOf(header: string | undefined, address: () => string | undefined): string {
+  return header !== undefined && header !== '' ? ticketKeyIdentity(header) : addressIdentity(address());
 }
+
+/** The ticket document's answer past a budget (Laravel's wording, which legacy clients may match on). */
+export const TOO_MANY_ATTEMPTS = { message: 'Too Many Attempts.' } as const;
 
 /**
  * Counts each request against one of the platform's budgets (common/rate-budget.ts), the same
@@ -53,7 +59,7 @@ export function rateLimit(
           }
           const retryAfter = Number(headers['Retry-After']);
           if (options.refusal !== undefined) next(options.refusal(req, retryAfter));
-          else res.status(429).json({ message: 'Too Many Attempts.' });
+          else res.status(429).json(TOO_MANY_ATTEMPTS);
         },
         (error: unknown) => next(error),
       );

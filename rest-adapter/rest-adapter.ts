@@ -63,7 +63,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   api.use(CV_PATHS, cvErrorHandler(logger));
   // ticket-calling-api.md's per-key budget (config.ticketsRateLimit), over every one of its endpoints.
   const perTicketKey = rateLimit(budgets, policies.tickets, {
-    identify: (req) => credentialOf(req.get('authorization'), req),
+    identify: (req) => credentialOf(req.get('authorization'), () => req.ip),
   });
   api.use(['/tickets', '/openapi.json'], perTicketKey);
   if (config.restFrontDoor) {

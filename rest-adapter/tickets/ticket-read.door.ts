@@ -3,19 +3,14 @@ import type { HttpService } from '../../common/http-service';
 import { textProblemOf } from '../../common/input.rules';
 import type { Logger } from '../../common/logger';
 import { templateOf } from '../../common/metrics';
-import {
-  addressIdentity,
-  rateLimitHeaders,
-  refusalOf,
-  ticketKeyIdentity,
-  type RateBudgets,
-  type RatePolicy,
-} from '../../common/rate-budget';
+import { rateLimitHeaders, refusalOf, type RateBudgets, type RatePolicy } from '../../common/rate-budget';
 import { toTicketResource } from '../../contracts/tickets/ticket.resource';
 import type { GraphClient } from '../graph-client';
 import { failedRequest } from '../http-errors';
+import { credentialOf, TOO_MANY_ATTEMPTS } from '../rate-limit';
 import { API_PREFIX } from '../route-table';
 import { TICKET_BY_ID } from './tickets.operations';
+import { TICKETS_GUARDED_HEADERS } from './tickets.requests';
 
 /**
  * `GET /api/v1/tickets/{id}`, the read every POS polls while an order is open, answered before
@@ -37,8 +32,6 @@ export interface TicketReadDoorOptions {
 
 const PATH = /^\/api\/v1\/tickets\/(\d{1,20})$/;
 const ROUTE = templateOf(`${API_PREFIX}/tickets/:id`);
-/** The headers the tickets router's input guard checks (tickets.routes.ts). */
-const GUARDED_HEADERS = ['idempotency-key', 'accept-language'] as const;
 
 /** The ticket id of a request the door serves exactly as express would, or undefined. */
 export function admittedId(req: IncomingMessage): string | undefined {
@@ -49,7 +42,7 @@ export function admittedId(req: IncomingMessage): string | undefined {
   // A body would meet express's JSON parser and the input guard first.
   if (headers['transfer-encoding'] !== undefined) return undefined;
   if (headers['content-length'] !== undefined && headers['content-length'] !== '0') return undefined;
-  for (const name of GUARDED_HEADERS) {
+  for (const name of TICKETS_GUARDED_HEADERS) {
     const value = headers[name];
     if (value !== undefined && (typeof value !== 'string' || textProblemOf(value) !== undefined))
       return undefined;
@@ -72,16 +65,12 @@ export function ticketReadDoor(
   const { service, graph, budgets, policy, logger } = options;
 
   async function serve(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
-    const authorization = req.headers.authorization;
-    const who =
-      authorization !== undefined && authorization !== ''
-        ? ticketKeyIdentity(authorization)
-        : addressIdentity(service.clientAddress(req));
+    const who = credentialOf(req.headers.authorization, () => service.clientAddress(req));
     try {
       const decision = await budgets.take(policy, who);
       for (const [name, value] of Object.entries(rateLimitHeaders([decision]))) res.setHeader(name, value);
       if (refusalOf([decision]) !== undefined) {
-        sendJson(res, 429, { message: 'Too Many Attempts.' });
+        sendJson(res, 429, TOO_MANY_ATTEMPTS);
         return;
       }
       const { ticket } = await graph.execute(TICKET_BY_ID, { id }, req);

@@ -147,3 +147,6 @@ export const externalIdParameter = {
 
 /** The named request schemas of this document, described as they are accepted. */
 export const TICKET_REQUEST_SCHEMA_IDS = ['StoreTicketRequest'] as const;
+
+/** The request headers the ticket routes read or pass on, which the router's input guard checks. */
+export const TICKETS_GUARDED_HEADERS = ['idempotency-key', 'accept-language'] as const;

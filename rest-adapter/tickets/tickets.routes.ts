@@ -30,6 +30,7 @@ import {
   listVariables,
   storeTicketRequest,
   ticketIdParameter,
+  TICKETS_GUARDED_HEADERS,
 } from './tickets.requests';
 import { ACTION_MESSAGES, toTicketCreated, toTicketList } from './tickets.resources';
 
@@ -256,7 +257,7 @@ export function ticketsRoutes(graph: GraphClient, settings: TicketsOpenApiSettin
       routes: ['/tickets/by-external/:externalId', '/tickets/:id'],
       // A numeric id that cannot be one is the same 404 as an unknown one (docs/API-DECISIONS.md).
       identifiers: ['id'],
-      headers: ['idempotency-key', 'accept-language'],
+      headers: TICKETS_GUARDED_HEADERS,
       refuse: async (req, { errors, unaddressable }) => {
         await graph.execute(
           TICKET_ACCESS,
