@@ -164,6 +164,37 @@ export class TicketRepository {
     return String(row.number_counter);
   }
 
+  /**
+   * Moves the branch's counter to the first number from `from` on that no open ticket of the branch
+   * holds, and returns it. One statement however many numbers are held: a branch whose tickets are
+   * never collected holds every number of the day before when the counter starts again at 1. The
+   * first free number is `from` itself or follows a held one, so only the open tickets are read.
+   * Call it after `nextNumber` in the same transaction, which holds the branch's row.
+   */
+  async skipHeldNumbers(branchId: number, from: number): Promise<string> {
+    const [row] = await this.em.execute<{ number_counter: number }[]>(
+      `with candidates as (
+         select ?::integer as n
+         union
+         select t.number::integer + 1 from tickets.tickets t
+          where t.branch_id = ? and t.status in ('waiting', 'ready')
+            and t.number ~ '^[1-9][0-9]{0,8}$' and t.number::integer >= ?
+       )
+       update tickets.branches b
+          set number_counter = (
+                select min(c.n) from candidates c
+                 where not exists (select 1 from tickets.tickets h
+                                    where h.branch_id = b.id and h.number = c.n::text
+                                      and h.status in ('waiting', 'ready'))),
+              updated_at = now()
+        where b.id = ?
+        returning b.number_counter`,
+      [from, branchId, from, branchId],
+    );
+    if (row === undefined) throw new Error(`Branch ${branchId} vanished while numbering a ticket.`);
+    return String(row.number_counter);
+  }
+
   /** The new ticket, or null when an open ticket holds its number or external id already. */
   async insert(ticket: NewTicketRow): Promise<Ticket | null> {
     const rows = await this.em.execute<Row[]>(

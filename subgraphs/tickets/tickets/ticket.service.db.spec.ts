@@ -61,6 +61,21 @@ describe('TicketService on real Postgres', () => {
       expect(day?.same).toBe(true);
     });
 
+    it('skips past any run of numbers still open overnight, however long, with one look', async () => {
+      // A POS that marks tickets ready but never collected leaves every number of the day open.
+      const branch = await newBranch();
+      for (let i = 0; i < 120; i++) await tickets().create(branch, {});
+      await tickets().create(branch, { number: '122' });
+      await sql(`update tickets.branches set number_day = number_day - 1 where id = ?`, [branch.branchId]);
+      expect((await tickets().create(branch, {})).ticket.number).toBe('121');
+      expect((await tickets().create(branch, {})).ticket.number).toBe('123');
+      const [counter] = await sql<{ number_counter: number }[]>(
+        `select number_counter from tickets.branches where id = ?`,
+        [branch.branchId],
+      );
+      expect(counter?.number_counter).toBe(123);
+    });
+
     it('skips an automatic number held by an open ticket whose number was given by hand', async () => {
       const branch = await newBranch();
       await tickets().create(branch, { number: '1' });

@@ -54,7 +54,8 @@ const MOVE_EVENT: Record<TicketMove, WebhookEvent> = {
   cancel: 'ticket.cancelled',
 };
 
-const AUTO_NUMBER_ATTEMPTS = 50;
+/** Tries of an automatic number, each the first free one then: only racing hand-typed numbers use them up. */
+const AUTO_NUMBER_ATTEMPTS = 10;
 
 function newToken(): string {
   return randomBytes(24).toString('base64url');
@@ -144,8 +145,13 @@ export class TicketService {
     principal: Principal,
     checked: CheckedRequest,
   ): Promise<Ticket> {
+    let automatic: string | undefined;
     for (let attempt = 0; attempt < AUTO_NUMBER_ATTEMPTS; attempt++) {
-      const number = checked.number ?? (await this.nextNumber(tx, principal.branchId));
+      const number =
+        checked.number ??
+        (automatic === undefined
+          ? await this.nextNumber(tx, principal.branchId)
+          : await tx.tickets.skipHeldNumbers(principal.branchId, Number(automatic) + 1));
       const ticket = await tx.tickets.insert({
         branchId: principal.branchId,
         number,
@@ -169,7 +175,10 @@ export class TicketService {
           number: [say('ticket.number_taken')],
         });
       }
-      // An automatic number held by a ticket whose number was supplied by hand: take the next one.
+      // An automatic number an open ticket holds (carried over from yesterday, or typed by hand):
+      // the counter goes on to the first number none holds. Only a number typed by hand in a
+      // create running beside this one (which takes no lock on the branch) can take that too.
+      automatic = number;
     }
     throw new ConflictError('Could not find a free ticket number; retry shortly.');
   }
