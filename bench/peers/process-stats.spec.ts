@@ -1,5 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { ProcessMetrics } from '../../common/metrics';
-import { cpuSeconds, graphqlRequestsServed, listeningPorts, machineBusySeconds } from './process-stats';
+import {
+  cpuSeconds,
+  cpuSecondsByGroup,
+  graphqlRequestsServed,
+  listeningPorts,
+  machineBusySeconds,
+} from './process-stats';
 
 describe('what the peer benchmark reads of a process', () => {
   const metrics = new ProcessMetrics('subgraph');
@@ -50,6 +57,18 @@ describe('what the peer benchmark reads of a process', () => {
     // Both are counted in clock ticks: one tick of rounding either way.
     expect(machineBusySeconds() - machineBefore).toBeGreaterThanOrEqual(mine - 0.02);
     expect(mine).toBeGreaterThan(0.2);
+  });
+
+  it('groups every process of the machine, this one by its pid and its command line', () => {
+    const seen: string[][] = [];
+    const groups = cpuSecondsByGroup((pid, command) => {
+      seen.push(command);
+      return pid === process.pid ? 'me' : 'others';
+    });
+    expect(groups.get('me')).toBeCloseTo(cpuSeconds(process.pid), 1);
+    expect(groups.get('me')).toBeGreaterThan(0);
+    expect(seen).toContainEqual(readFileSync('/proc/self/cmdline', 'utf8').split('\0').filter(Boolean));
+    expect([...groups.keys()].sort()).toEqual(['me', 'others']);
   });
 
   it("sums a process's /graphql requests of every status and no other route", async () => {

@@ -110,3 +110,24 @@ export async function startPeer(script: string, env: NodeJS.ProcessEnv): Promise
     },
   };
 }
+
+/**
+ * CPU seconds so far of every process on the machine, summed by the group `groupOf` puts each in
+ * (by pid and command line). A process that ends between two readings takes its seconds with it;
+ * the stack's processes, Postgres's pooled backends and Redis live through a run.
+ */
+export function cpuSecondsByGroup(groupOf: (pid: number, command: string[]) => string): Map<string, number> {
+  const groups = new Map<string, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      const group = groupOf(pid, command);
+      groups.set(group, (groups.get(group) ?? 0) + cpuSeconds(pid));
+    } catch {
+      // ended while listing
+    }
+  }
+  return groups;
+}
