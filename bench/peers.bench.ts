@@ -12,6 +12,8 @@ import {
 import {
   cpuSeconds,
   cpuSecondsByGroup,
+  readProcesses,
+  type ProcessReading,
   machineBusySeconds,
   graphqlRequestsServed,
   listeningPorts,
@@ -82,13 +84,11 @@ function shareOf(gatewayPid: number): (pid: number, command: string[]) => Share 
   };
 }
 
-/** Milliseconds of CPU per request by share, from two readings of `cpuSecondsByGroup`. */
-function msPerRequest(before: Map<string, number>, after: Map<string, number>, requests: number) {
+/** Milliseconds of CPU per request by share, between two readings of the machine's processes. */
+function msPerRequest(before: ProcessReading, after: ProcessReading, requests: number) {
+  const used = cpuSecondsByGroup(before, after);
   return Object.fromEntries(
-    SHARES.map((share) => [
-      share,
-      Math.round((((after.get(share) ?? 0) - (before.get(share) ?? 0)) * 1e6) / Math.max(1, requests)) / 1000,
-    ]),
+    SHARES.map((share) => [share, Math.round(((used.get(share) ?? 0) * 1e6) / Math.max(1, requests)) / 1000]),
   ) as Record<Share, number>;
 }
 
@@ -178,7 +178,7 @@ async function slice(
   }
   const servedBefore = await graphqlRequestsServed(subgraphMetrics);
   const groupOf = shareOf(gateway.pid);
-  const sharesBefore = cpuSecondsByGroup(groupOf);
+  const sharesBefore = readProcesses(groupOf);
   const cpuBefore = cpuSeconds(gateway.pid);
   const machineBefore = machineBusySeconds();
   const result = await load(`${workload.name} on ${gateway.name}`, next, {
@@ -188,7 +188,7 @@ async function slice(
   });
   const cpu = cpuSeconds(gateway.pid) - cpuBefore;
   const machine = machineBusySeconds() - machineBefore;
-  const cpuMsPerRequestBy = msPerRequest(sharesBefore, cpuSecondsByGroup(groupOf), result.requests);
+  const cpuMsPerRequestBy = msPerRequest(sharesBefore, readProcesses(groupOf), result.requests);
   const served = (await graphqlRequestsServed(subgraphMetrics)) - servedBefore;
   return {
     ...result,

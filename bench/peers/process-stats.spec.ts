@@ -3,6 +3,7 @@ import { ProcessMetrics } from '../../common/metrics';
 import {
   cpuSeconds,
   cpuSecondsByGroup,
+  readProcesses,
   graphqlRequestsServed,
   listeningPorts,
   machineBusySeconds,
@@ -59,16 +60,27 @@ describe('what the peer benchmark reads of a process', () => {
     expect(mine).toBeGreaterThan(0.2);
   });
 
-  it('groups every process of the machine, this one by its pid and its command line', () => {
+  it('reads every process of the machine and sums what each group used between two readings', () => {
     const seen: string[][] = [];
-    const groups = cpuSecondsByGroup((pid, command) => {
+    const groupOf = (pid: number, command: string[]) => {
       seen.push(command);
       return pid === process.pid ? 'me' : 'others';
-    });
-    expect(groups.get('me')).toBeCloseTo(cpuSeconds(process.pid), 1);
-    expect(groups.get('me')).toBeGreaterThan(0);
+    };
+    const before = readProcesses(groupOf);
+    const started = process.cpuUsage();
+    let spin = 0;
+    while (process.cpuUsage(started).user + process.cpuUsage(started).system < 100_000)
+      spin += Math.sqrt(spin + 1);
+    expect(spin).toBeGreaterThan(0);
+    const after = readProcesses(groupOf);
+    expect(after.get(process.pid)?.seconds).toBeLessThanOrEqual(cpuSeconds(process.pid));
     expect(seen).toContainEqual(readFileSync('/proc/self/cmdline', 'utf8').split('\0').filter(Boolean));
-    expect([...groups.keys()].sort()).toEqual(['me', 'others']);
+    const used = cpuSecondsByGroup(before, after);
+    expect(used.get('me')).toBeGreaterThan(0.05);
+    // A process gone by the second reading takes nothing away.
+    const gone = new Map(before).set(2 ** 30, { group: 'me', seconds: 1000 });
+    expect(cpuSecondsByGroup(gone, after).get('me')).toBe(used.get('me'));
+    expect([...used.keys()].sort()).toEqual(['me', 'others']);
   });
 
   it("sums a process's /graphql requests of every status and no other route", async () => {

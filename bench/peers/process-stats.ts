@@ -111,23 +111,33 @@ export async function startPeer(script: string, env: NodeJS.ProcessEnv): Promise
   };
 }
 
-/**
- * CPU seconds so far of every process on the machine, summed by the group `groupOf` puts each in
- * (by pid and command line). A process that ends between two readings takes its seconds with it;
- * the stack's processes, Postgres's pooled backends and Redis live through a run.
- */
-export function cpuSecondsByGroup(groupOf: (pid: number, command: string[]) => string): Map<string, number> {
-  const groups = new Map<string, number>();
+/** Every process of the machine at one moment: its group (as `groupOf` names it) and CPU seconds so far. */
+export type ProcessReading = Map<number, { group: string; seconds: number }>;
+
+export function readProcesses(groupOf: (pid: number, command: string[]) => string): ProcessReading {
+  const reading: ProcessReading = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
     try {
       const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      const group = groupOf(pid, command);
-      groups.set(group, (groups.get(group) ?? 0) + cpuSeconds(pid));
+      reading.set(pid, { group: groupOf(pid, command), seconds: cpuSeconds(pid) });
     } catch {
       // ended while listing
     }
+  }
+  return reading;
+}
+
+/**
+ * CPU seconds each group used between two readings. A process that ended meanwhile is left out
+ * (its seconds since the first reading went with it), so a group reads low rather than negative
+ * when one of Postgres's backends closes; one that started counts from zero.
+ */
+export function cpuSecondsByGroup(before: ProcessReading, after: ProcessReading): Map<string, number> {
+  const groups = new Map<string, number>();
+  for (const [pid, { group, seconds }] of after) {
+    groups.set(group, (groups.get(group) ?? 0) + seconds - (before.get(pid)?.seconds ?? 0));
   }
   return groups;
 }
