@@ -345,6 +345,31 @@ async function main(): Promise<void> {
       return { triggeredAt, eventAt: () => eventAt };
     };
 
+    /**
+     * What each subscriber beyond `n` adds to the gateway's resident set, over `n / 2` more opened
+     * and closed again. The figure from a gateway at rest (`gatewayKiBPerIdleSubscriber`) also holds
+     * what the connection burst grows once: the young generation, up to the 64 MiB semi-spaces the
+     * gateway is started with (tools/start.ts), is a fixed reserve, not a cost per socket.
+     */
+    const furtherIdleKiB = async (n: number): Promise<number> => {
+      const before = residentBytes(gatewayPid);
+      const further = await Pool.open(wsUrl, ticket.token, n / 2);
+      await until(
+        async () => (await gatewaySubscribers(stack)) === n * 1.5,
+        60_000,
+        'further subscribers not counted',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const kib = round2((residentBytes(gatewayPid) - before) / (n / 2) / 1024);
+      await further.close();
+      await until(
+        async () => (await gatewaySubscribers(stack)) === n,
+        60_000,
+        'further subscribers not gone',
+      );
+      return kib;
+    };
+
     const levels: Record<string, unknown>[] = [];
     let bare: ReturnType<typeof summarise> | undefined;
     const only = flag('only', 0);
@@ -361,6 +386,7 @@ async function main(): Promise<void> {
       const connectSeconds = round2((performance.now() - connectStarted) / 1000);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       const rssIdle = residentBytes(gatewayPid);
+      const furtherKiB = n === sizes.at(-1) && n >= 1_000 ? await furtherIdleKiB(n) : undefined;
 
       // The floor beside the largest level, its rounds alternating with the platform's and each
       // going first every other round.
@@ -392,6 +418,7 @@ async function main(): Promise<void> {
         gatewayRssBeforeMiB: round2(rssBefore / 2 ** 20),
         gatewayRssIdleMiB: round2(rssIdle / 2 ** 20),
         gatewayKiBPerIdleSubscriber: round2((rssIdle - rssBefore) / n / 1024),
+        gatewayKiBPerFurtherIdleSubscriber: furtherKiB,
       };
       levels.push(level);
       process.stderr.write(`subscriptions: ${JSON.stringify(level)}\n`);
@@ -412,8 +439,8 @@ async function main(): Promise<void> {
       { check: 'p99 at 1,000 subscribers ≤ 100 ms', value: at(1_000)?.p99Ms, limit: 100 },
       { check: 'p99 at 10,000 subscribers ≤ 250 ms', value: at(10_000)?.p99Ms, limit: 250 },
       {
-        check: 'gateway memory per idle subscriber ≤ 20 KB (at the largest level)',
-        value: levels.at(-1)?.gatewayKiBPerIdleSubscriber as number | undefined,
+        check: 'gateway memory per further idle subscriber ≤ 20 KB (at the largest level)',
+        value: levels.at(-1)?.gatewayKiBPerFurtherIdleSubscriber as number | undefined,
         limit: 20,
       },
       { check: 'first webhook attempt p95 ≤ 200 ms', value: webhook.p95Ms, limit: 200 },
