@@ -178,7 +178,7 @@ export class TicketService {
       // An automatic number an open ticket holds (carried over from yesterday, or typed by hand):
       // the counter goes on to the first number none holds. Only a number typed by hand in a
       // create running beside this one (which takes no lock on the branch) can take that too.
-      automatic = number;
+      if (checked.number === null) automatic = number;
     }
     throw new ConflictError('Could not find a free ticket number; retry shortly.');
   }
