@@ -176,9 +176,13 @@ export class TicketRepository {
       `with candidates as (
          select ?::integer as n
          union
-         select t.number::integer + 1 from tickets.tickets t
-          where t.branch_id = ? and t.status in ('waiting', 'ready')
-            and t.number ~ '^[1-9][0-9]{0,8}$' and t.number::integer >= ?
+         select held.n + 1 from (
+           -- The cast only where the text is a number: a WHERE's conditions run in any order.
+           select case when t.number ~ '^[1-9][0-9]{0,8}$' then t.number::integer end as n
+             from tickets.tickets t
+            where t.branch_id = ? and t.status in ('waiting', 'ready')
+         ) held
+          where held.n >= ?
        )
        update tickets.branches b
           set number_counter = (

@@ -66,6 +66,7 @@ describe('TicketService on real Postgres', () => {
       const branch = await newBranch();
       for (let i = 0; i < 120; i++) await tickets().create(branch, {});
       await tickets().create(branch, { number: '122' });
+      await tickets().create(branch, { number: 'A-7' });
       await sql(`update tickets.branches set number_day = number_day - 1 where id = ?`, [branch.branchId]);
       expect((await tickets().create(branch, {})).ticket.number).toBe('121');
       expect((await tickets().create(branch, {})).ticket.number).toBe('123');
