@@ -356,6 +356,13 @@ describe('the staff board and the room’s display in real headless Chromium', (
         [branchId],
       );
       await until(board, () => document.querySelector('.wait')?.getAttribute('data-alert') === 'true');
+      // The strip is read again after Sara's ready reaches the board; on a loaded machine that can
+      // come after the alert, which Maryam's wait alone already raised.
+      await board.waitForFunction(
+        (count: string) => document.querySelector('[data-wait=waiting]')?.textContent === count,
+        { timeout: 10_000, polling: 100 },
+        waiting,
+      );
       const strip = await board.$eval('.wait', (el) => ({
         waiting: el.querySelector('[data-wait=waiting]')!.textContent,
         median: el.querySelector('[data-wait=median]')!.textContent,
