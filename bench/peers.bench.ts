@@ -546,7 +546,7 @@ function report(
     '',
     "Where the machine's CPU went, ms per request (medians of the rounds): the gateway measured, and the rest of the machine, which every gateway of a workload shares.",
     '',
-    `| workload | conns | gateway | ${SHARES.join(' | ')} |`,
+    `| workload | conns | served by | ${SHARES.join(' | ')} |`,
     `|---|---|---|${SHARES.map(() => '---|').join('')}`,
     ...sorted
       .filter((r) => r.gateway === 'ours' || r.gateway === 'apollo' || r.gateway === 'hive')
