@@ -3,7 +3,7 @@ import { useSchemaDatabase } from '../../test/support/database';
 import { billingSubgraph } from './billing.subgraph';
 import { PLAN_CATALOGUE } from './plan.catalogue';
 import { Product } from './plan.entity';
-import { PlanRepository } from './plan.repository';
+import { CATALOGUE_FRESH_MS, PlanRepository } from './plan.repository';
 import { PlanService } from './plan.service';
 import { toPlanType } from './plan.type';
 
@@ -48,6 +48,27 @@ describe('PlanService', () => {
       .execute<[{ count: string }]>('select count(*) from billing.plans');
     expect(Number(count)).toBe(6);
     expect((await service().findByKey('free'))?.cvLimit).toBe(2);
+  });
+
+  it('answers from the catalogue it read for a minute, and from the table again once it seeds', async () => {
+    const pro = async () => (await service().findByKey('pro'))?.name;
+    expect(await pro()).toBe('Pro');
+    await db.orm.em
+      .getConnection()
+      .execute(`update billing.plans set name = 'Pro (edited)' where key = 'pro'`);
+    const readAt = Date.now();
+    const clock = jest.spyOn(Date, 'now');
+    try {
+      clock.mockReturnValue(readAt + CATALOGUE_FRESH_MS - 1_000);
+      expect(await pro()).toBe('Pro');
+      expect((await service().list(Product.CV)).map((p) => p.name)).toContain('Pro');
+      clock.mockReturnValue(readAt + CATALOGUE_FRESH_MS + 1_000);
+      expect(await pro()).toBe('Pro (edited)');
+      await service().seedCatalogue();
+      expect(await pro()).toBe('Pro');
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('keeps CV limits off ticket plans at the database level', async () => {
