@@ -353,4 +353,32 @@ describe('CvService on real Postgres', () => {
       expect((await cvs().photoOf(copy))?.type).toBe('image/png');
     });
   });
+
+  describe('a key’s account', () => {
+    it('comes with the key, so the request reads it without a second statement', async () => {
+      const principal = await newAccount();
+      const issuer = new AccountService(
+        new AccountRepository(db.orm.em.fork()),
+        new AuditLog(db.orm.em.fork(), ACCOUNT_AUDIT),
+      );
+      const { key } = await issuer.issueKey(principal.accountId, 'pos');
+      const em = db.orm.em.fork();
+      const accounts = new AccountService(new AccountRepository(em), new AuditLog(em, ACCOUNT_AUDIT));
+      const found = await accounts.authenticate(key);
+      expect(found).toMatchObject({ accountId: principal.accountId, companyId: null, key: { name: 'pos' } });
+      const statements = jest.spyOn(em.getConnection(), 'execute');
+      try {
+        const account = await accounts.getAccount(principal.accountId);
+        expect(account).toMatchObject({ id: principal.accountId, companyId: null, userId: null });
+        expect(account.name).toMatch(/^Account \d+$/);
+        expect(account.email).toMatch(/^cv-service-\d+@example\.com$/);
+        expect(account.createdAt).toBeInstanceOf(Date);
+        // Nothing read with the key looks changed: the unit of work has nothing to write.
+        await em.flush();
+        expect(statements).not.toHaveBeenCalled();
+      } finally {
+        statements.mockRestore();
+      }
+    });
+  });
 });
