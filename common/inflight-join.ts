@@ -1,15 +1,21 @@
 import { Kind, OperationTypeNode, parse } from 'graphql';
 
+/** At most this many settled results are held at once; past it, results are forgotten as they settle. */
+const KEPT_CAP = 1_000;
+
 /**
  * One keyed in-flight join: while work for a key is under way, a second caller with the same key
- * waits for that work's result instead of starting it again. Nothing is kept once the work
- * settles. The gateway's subgraph fetches and its session look-ups both share this way, under one
+ * waits for that work's result instead of starting it again. Once the work settles it is
+ * forgotten, unless `keep` says its result stays good for a while (an answer its source declared
+ * public, gateway/inflight-fetches.ts): then later callers take that result until it lapses. The gateway's subgraph fetches and its session look-ups both share this way, under one
  * rule (docs/API-DECISIONS.md, "Identical subgraph fetches in flight"): nothing joins work started
  * before the last access announcement this process heard, and nothing joins while announcements
  * may be missed.
  */
 export class InflightJoin<V, Leader = undefined> {
   private readonly running = new Map<string, { value: Promise<V>; leader: Leader }>();
+  /** Settled results held on by `keep`, lapsed or not yet. */
+  private kept = 0;
 
   constructor(private readonly hearsAccess: () => boolean) {}
 
@@ -32,7 +38,12 @@ export class InflightJoin<V, Leader = undefined> {
    * `key`'s work under way, joined (with what its starter left as `leader`), or else `start()`,
    * begun now and joinable until it settles.
    */
-  join(key: string, start: () => Promise<V>, leader: () => Leader): { value: Promise<V>; joined?: Leader } {
+  join(
+    key: string,
+    start: () => Promise<V>,
+    leader: () => Leader,
+    keep?: (value: V) => number,
+  ): { value: Promise<V>; joined?: Leader } {
     if (!this.hearsAccess()) {
       // An announcement may be missed meanwhile: what is under way may be from before it.
       this.running.clear();
@@ -46,7 +57,18 @@ export class InflightJoin<V, Leader = undefined> {
       // An announcement may have put newer work under the same key meanwhile.
       if (this.running.get(key) === entry) this.running.delete(key);
     };
-    entry.value.then(forget, forget);
+    entry.value.then((value) => {
+      const keptMs = keep === undefined || this.kept >= KEPT_CAP ? 0 : keep(value);
+      if (keptMs <= 0) {
+        forget();
+        return;
+      }
+      this.kept += 1;
+      setTimeout(() => {
+        this.kept -= 1;
+        forget();
+      }, keptMs).unref();
+    }, forget);
     return { value: entry.value };
   }
 }

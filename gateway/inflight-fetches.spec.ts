@@ -36,15 +36,24 @@ class HeldSubgraph {
     this.url = await loopbackUrl(server);
   }
 
-  /** Answers held requests, the oldest `count`: a 502 on `/broken`, nothing on `/silent`, else the body echoed. */
+  /**
+   * Answers held requests, the oldest `count`: a 502 on `/broken`, nothing on `/silent`, else the
+   * body echoed, declared public for a second on `/public` (and on `/public-broken`, a 502) and
+   * private for a minute on `/private`.
+   */
   release(count = this.held.length): void {
     for (const { res, body, url } of this.held.splice(0, count)) {
       if (url === '/silent') continue;
-      if (url === '/broken') {
-        res.writeHead(502, { 'content-type': 'text/plain' }).end('upstream down');
+      if (url === '/broken' || url === '/public-broken') {
+        const declared = url === '/public-broken' ? { 'cache-control': 'max-age=1, public' } : {};
+        res.writeHead(502, { 'content-type': 'text/plain', ...declared }).end('upstream down');
         continue;
       }
-      res.writeHead(200, { 'content-type': 'application/json' });
+      const cacheControl = { '/public': 'max-age=1, public', '/private': 'max-age=60, private' }[url];
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        ...(cacheControl === undefined ? {} : { 'cache-control': cacheControl }),
+      });
       res.end(JSON.stringify({ data: { echo: JSON.parse(body) as unknown, answer: this.seen.length } }));
     }
   }
@@ -211,6 +220,67 @@ describe('identical subgraph fetches in flight', () => {
       }),
     );
     expect(answers[0]!.data.answer).not.toBe(answers[1]!.data.answer);
+  });
+
+  describe('an answer its subgraph declared public', () => {
+    const answerOf = async (fetch: Promise<Awaited<ReturnType<Fetcher>>>) =>
+      ((await (await fetch).json()) as { data: { answer: number } }).data.answer;
+
+    it('answers identical fetches after it while its max-age lasts, then a fetch is sent again', async () => {
+      const key = { authorization: 'Bearer key-a', [REQUEST_ID_HEADER]: 'r-1' };
+      const before = subgraph.seen.length;
+      const [first] = await answered(
+        inflight.sharing(() => [post(key, undefined, '/public')]),
+        1,
+      );
+      const held = (first as PromiseFulfilledResult<Awaited<ReturnType<Fetcher>>>).value;
+      const answer = ((await held.json()) as { data: { answer: number } }).data.answer;
+      const later = { ...key, [REQUEST_ID_HEADER]: 'r-2' };
+      expect(await answerOf(inflight.sharing(() => post(later, undefined, '/public')))).toBe(answer);
+      expect(await answerOf(inflight.sharing(() => post(later, undefined, '/public')))).toBe(answer);
+      expect(subgraph.seen.length - before).toBe(1);
+      expect(joins).toEqual(['tickets', 'tickets']);
+      // Another credential is another request to the subgraph, public or not.
+      const other = inflight.sharing(() => post({ authorization: 'Bearer key-b' }, undefined, '/public'));
+      await answered([other], 1);
+      expect(subgraph.seen.length - before).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const again = inflight.sharing(() => post(later, undefined, '/public'));
+      await answered([again], 1);
+      expect(await answerOf(again)).not.toBe(answer);
+      expect(subgraph.seen.length - before).toBe(3);
+    });
+
+    it('is dropped by an access announcement', async () => {
+      const key = { authorization: 'Bearer key-c' };
+      const before = subgraph.seen.length;
+      await answered(
+        inflight.sharing(() => [post(key, undefined, '/public')]),
+        1,
+      );
+      inflight.accessChanged();
+      await answered(
+        inflight.sharing(() => [post(key, undefined, '/public')]),
+        1,
+      );
+      expect(subgraph.seen.length - before).toBe(2);
+    });
+
+    it('is never held when private, undeclared or a failure', async () => {
+      for (const path of ['/private', '/graphql', '/public-broken']) {
+        const before = subgraph.seen.length;
+        await answered(
+          inflight.sharing(() => [post({ authorization: 'Bearer key-d' }, undefined, path)]),
+          1,
+        );
+        await answered(
+          inflight.sharing(() => [post({ authorization: 'Bearer key-d' }, undefined, path)]),
+          1,
+        );
+        expect(subgraph.seen.length - before).toBe(2);
+      }
+      expect(joins).toEqual([]);
+    });
   });
 
   it('sends anew a fetch made after an access announcement, and joins later ones to that one', async () => {

@@ -6,6 +6,7 @@ import type { Logger } from '../common/logger';
 import { REQUEST_ID_HEADER } from '../common/request-context';
 import { currentTraceparent, linkActiveSpanTo, TRACEPARENT_HEADER } from '../common/trace-context';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
+import { cacheHintOf } from './cache-hint';
 import type { GatewayContext } from './header-forwarding.data-source';
 import { holdsOnlyQueries, InflightJoin, requestKey } from '../common/inflight-join';
 
@@ -62,6 +63,22 @@ export function mayShareFetch(options: GraphQLDataSourceProcessOptions<GatewayCo
 
 type Settled = { ok: true; response: FetcherResponse } | { ok: false; error: unknown };
 
+/** The longest a public answer is held, whatever its subgraph allows. */
+export const PUBLIC_ANSWER_CAP_MS = 30_000;
+
+/**
+ * How long a settled fetch may answer identical ones after it: as long as its subgraph declared
+ * the answer public (`Cache-Control: max-age=N, public`, which Apollo Server sends only for an
+ * answer without errors whose every field allows it), at most PUBLIC_ANSWER_CAP_MS; otherwise not
+ * at all. The key is still everything the subgraph saw, so a held answer reaches only requests the
+ * subgraph could not tell from the one it answered.
+ */
+export function publicFor(settled: Settled): number {
+  if (!settled.ok || !settled.response.ok) return 0;
+  const hint = cacheHintOf(settled.response.headers.get('cache-control'));
+  return hint.scope === 'PUBLIC' ? Math.min(hint.maxAge * 1000, PUBLIC_ANSWER_CAP_MS) : 0;
+}
+
 interface Leader {
   requestId: string | undefined;
   traceparent: string | null;
@@ -88,8 +105,9 @@ export interface InflightFetchesOptions {
 /**
  * In-flight deduplication of subgraph fetches: while a fetch is on its way, an identical one (same
  * `fetchKey`) waits for its answer instead of being sent again. Each waiter gets its own response
- * object over the one answer text, parsed separately, and a failure reaches each of them. Nothing
- * is kept once the answer is in: the next identical fetch is sent anew.
+ * object over the one answer text, parsed separately, and a failure reaches each of them. Once the
+ * answer is in, the next identical fetch is sent anew, unless the subgraph declared the answer
+ * public (`publicFor`): then identical fetches take it for as long as that allows.
  *
  * A fetch in flight may have read a credential that an access announcement has since revoked, so
  * no fetch joins one sent before the last announcement this process heard, and none joins while
@@ -142,6 +160,7 @@ export class InflightFetches {
             (error: unknown): Settled => ({ ok: false, error }),
           ),
         () => ({ requestId: init?.headers?.[REQUEST_ID_HEADER], traceparent: currentTraceparent() }),
+        publicFor,
       );
       if (joined !== undefined) {
         this.options.joined(subgraph);

@@ -33,6 +33,27 @@ describe('the billing subgraph over HTTP', () => {
     };
   }
 
+  it('declares the catalogue public for a minute where every field asked allows it, and nothing else', async () => {
+    const cacheControl = async (query: string) =>
+      (
+        await fetch(`http://127.0.0.1:${subgraph.port}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...internalCredentialHeaders(internalSecret) },
+          body: JSON.stringify({ query }),
+        })
+      ).headers.get('cache-control');
+    expect(await cacheControl('{ plans { key name product monthlyPriceIqd } }')).toBe('max-age=60, public');
+    expect(await cacheControl('{ plans(product: CV) { key } }')).toBe('max-age=60, public');
+    // Object fields are uncacheable unless they say otherwise, and a plan's limits do not.
+    expect(await cacheControl('{ plans { key cv { cvLimit } } }')).toBe('no-store');
+    expect(await cacheControl('{ plan(key: "pro") { key } }')).toBe('no-store');
+    expect(
+      await cacheControl(
+        '{ _entities(representations: [{ __typename: "Plan", key: "pro" }]) { ... on Plan { key } } }',
+      ),
+    ).toBe('no-store');
+  });
+
   it('resolves a Plan that another subgraph refers to by key', async () => {
     const body = await graphql(
       `
