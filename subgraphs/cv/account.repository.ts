@@ -103,39 +103,31 @@ export class AccountRepository {
    */
   async findActiveKeyByHash(keyHash: Buffer): Promise<ActiveAccountKey | null> {
     const [row] = await this.em.execute<
-      {
+      (Dictionary & {
         key_id: string;
         key_name: string;
         key_prefix: string;
         key_last_used_at: Date | null;
         key_created_at: Date;
-        id: string;
-        name: string;
-        email: string;
-        company_id: string | null;
-        user_id: string | null;
-        created_at: Date;
-        updated_at: Date;
-      }[]
+      })[]
     >(
-      `select k.id as key_id, k.name as key_name, k.prefix as key_prefix, k.last_used_at as key_last_used_at,
-              k.created_at as key_created_at,
-              a.id, a.name, a.email, a.company_id, a.user_id, a.created_at, a.updated_at
+      // Every column of the account (no account column starts with `key_`), so the entity is whole.
+      `select a.*, k.id as key_id, k.name as key_name, k.prefix as key_prefix,
+              k.last_used_at as key_last_used_at, k.created_at as key_created_at
          from cv.account_api_keys k join cv.accounts a on a.id = k.account_id
         where k.key_hash = ? and k.revoked_at is null`,
       [keyHash],
     );
     if (row === undefined) return null;
-    const { id, name, email, company_id, user_id, created_at, updated_at } = row;
+    const { key_id, key_name, key_prefix, key_last_used_at, key_created_at, ...columns } = row;
     // The row as Postgres gives it (bigints as text, column names): `map` converts it as a find would.
-    const columns: Dictionary = { id, name, email, company_id, user_id, created_at, updated_at };
     const account = this.em.map(Account, columns as EntityDictionary<Account>);
     return {
-      keyId: Number(row.key_id),
-      name: row.key_name,
-      prefix: row.key_prefix,
-      lastUsedAt: row.key_last_used_at === null ? null : new Date(row.key_last_used_at),
-      createdAt: new Date(row.key_created_at),
+      keyId: Number(key_id),
+      name: key_name,
+      prefix: key_prefix,
+      lastUsedAt: key_last_used_at === null ? null : new Date(key_last_used_at),
+      createdAt: new Date(key_created_at),
       accountId: account.id,
       companyId: account.companyId,
     };
