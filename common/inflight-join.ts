@@ -25,7 +25,7 @@ export class InflightJoin<V, Leader = undefined> {
     return this.hearsAccess();
   }
 
-  /** Work under way now, for tests. */
+  /** Work under way now, and results held by `keep`, for tests. */
   get size(): number {
     return this.running.size;
   }

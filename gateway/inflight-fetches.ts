@@ -143,7 +143,7 @@ export class InflightFetches {
     for (const join of this.joins) join.accessChanged();
   }
 
-  /** Fetches in flight now, for tests. */
+  /** Fetches in flight now, and public answers held, for tests. */
   get size(): number {
     return this.fetches.size;
   }
