@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '../../../common/database';
 import { currentTraceparent } from '../../../common/trace-context';
-import type { Ticket } from './ticket.entity';
+import { Ticket } from './ticket.entity';
 import type { FeedbackPayload, WebhookEvent } from './ticket-events';
 
 /**
@@ -37,4 +37,36 @@ export class TicketOutbox {
       ],
     );
   }
+}
+
+/** Entity fields the snapshot leaves out: the phone is for the SMS alone, never for subscribers. */
+const NOT_IN_SNAPSHOT = new Set<string>(['customerPhone']);
+
+const snapshotSql = new WeakMap<object, string>();
+
+/**
+ * The outbox's snapshot of a ticket, as SQL over the row `alias` of `tickets.tickets`: the same
+ * object `recordEvent` writes from the entity (its JSON without the phone), for a statement that
+ * writes a ticket and its event at once. Built from the entity's metadata, so a column added to
+ * the ticket later is in both; times as `Date.toISOString()` writes them (milliseconds, truncated
+ * as the driver's parser truncates them).
+ */
+export function ticketSnapshotSql(em: EntityManager, alias: string): string {
+  const metadata = em.getMetadata();
+  const cached = snapshotSql.get(metadata);
+  if (cached !== undefined) return cached.replaceAll('$row', alias);
+  const pairs = em
+    .getMetadata(Ticket)
+    .props.filter((p) => !NOT_IN_SNAPSHOT.has(p.name))
+    .map((p) => {
+      const column = `$row.${p.fieldNames[0]!}`;
+      const value =
+        p.runtimeType === 'Date'
+          ? `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+          : column;
+      return `'${p.name}', ${value}`;
+    });
+  const sql = `jsonb_build_object(${pairs.join(', ')})`;
+  snapshotSql.set(metadata, sql);
+  return sql.replaceAll('$row', alias);
 }

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { useSchemaDatabase } from '../../../test/support/database';
 import { newTicketRow, newVenueBranch } from '../../../test/support/ticket-rows';
 import { TicketRepository } from './ticket.repository';
@@ -26,6 +27,35 @@ describe('TicketRepository and TicketOutbox on real Postgres', () => {
       numberTaken: true,
       externalIdTaken: false,
     });
+  });
+
+  it('numbers a ticket and records its event in one statement, and says null for what it cannot write', async () => {
+    const { branchId, venueId } = await newBranch();
+    const event = () => ({ venueId, eventId: randomUUID(), traceparent: null });
+    const { number: _number, token: _token, ...rest } = row(branchId, 'unused');
+    const fields = {
+      ...rest,
+      get token() {
+        return randomBytes(24).toString('base64url');
+      },
+    };
+    const first = await tickets().insertNumbered({ ...fields, externalId: 'order-1' }, event());
+    expect(first).toMatchObject({ number: '1', externalId: 'order-1', status: 'waiting' });
+    // An open ticket holds the external id: nothing is written and the counter stays.
+    expect(await tickets().insertNumbered({ ...fields, externalId: 'order-1' }, event())).toBeNull();
+    expect(await tickets().insert(row(branchId, '2'))).not.toBeNull();
+    // An open ticket holds the next number: the counter moves past it, nothing else is written.
+    expect(await tickets().insertNumbered(fields, event())).toBeNull();
+    expect((await tickets().insertNumbered(fields, event()))?.number).toBe('3');
+    expect(await tickets().insertNumbered({ ...fields, branchId: 2 ** 40 }, event())).toBeNull();
+    const events = await db.database.query(
+      `select ticket_id, payload->'ticket'->>'number' as number from tickets.outbox where venue_id = $1 order by id`,
+      [venueId],
+    );
+    expect(events).toEqual([
+      { ticket_id: String(first!.id), number: '1' },
+      { ticket_id: expect.any(String), number: '3' },
+    ]);
   });
 
   it('writes a ticket and its outbox event together, or neither', async () => {

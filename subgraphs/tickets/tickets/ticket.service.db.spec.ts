@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from 
 import { useSchemaDatabase } from '../../../test/support/database';
 import { rejection } from '../../../test/support/rejection';
 import type { Principal } from '../access';
+import type { Ticket } from './ticket.entity';
 import { TicketRepository } from './ticket.repository';
 import { IDEMPOTENCY_WAIT_MS, TicketService } from './ticket.service';
 import { VenueService } from '../venues';
@@ -102,6 +103,8 @@ describe('TicketService on real Postgres', () => {
       expect((error as ValidationError).fieldErrors).toEqual({
         externalId: ['The external id has already been taken.'],
       });
+      // The refusal took no number: the next create has the one after the first ticket's.
+      expect((await tickets().create(branch, {})).ticket.number).toBe('2');
       await tickets().move(branch, { id: ticket.id }, 'cancel');
       const again = await tickets().create(branch, { externalId: 'order-1' });
       expect((await tickets().get(branch, { externalId: 'order-1' })).id).toBe(again.ticket.id);
@@ -134,6 +137,36 @@ describe('TicketService on real Postgres', () => {
       expect(events[0]?.event_id).toMatch(/^[0-9a-f-]{36}$/);
       expect(events[0]?.payload.ticket.number).toBe(ticket.number);
       expect(JSON.stringify(events[0]?.payload)).not.toContain('7701234567');
+    });
+
+    it('writes the common create and its event in one statement, the event the entity’s own JSON', async () => {
+      const branch = await newBranch();
+      const em = db.orm.em.fork();
+      const statements: string[] = [];
+      const knex = em.getConnection().getKnex();
+      const count = (query: { sql: string }) => statements.push(query.sql);
+      knex.on('query', count);
+      const created: Ticket[] = [];
+      try {
+        for (let i = 0; i < 20; i++) {
+          statements.length = 0;
+          const input = { customerName: `Guest ${i}`, note: 'no onions', externalId: `order-${i}` };
+          created.push((await new TicketService(em.fork()).create(branch, input)).ticket);
+          expect(statements).toHaveLength(1);
+        }
+      } finally {
+        knex.off('query', count);
+      }
+      // What recordEvent writes from the entity, which the transaction's creates still use.
+      const rows = await sql<{ ticket_id: string; payload: { ticket: Record<string, unknown> } }[]>(
+        'select ticket_id, payload from tickets.outbox where venue_id = ? order by id',
+        [branch.venueId],
+      );
+      expect(rows).toHaveLength(20);
+      rows.forEach((row, i) => {
+        const { customerPhone: _phone, ...snapshot } = created[i]!;
+        expect(row.payload.ticket).toEqual(JSON.parse(JSON.stringify(snapshot)));
+      });
     });
   });
 

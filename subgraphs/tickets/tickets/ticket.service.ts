@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { currentTraceparent } from '../../../common/trace-context';
 import type { EntityManager } from '../../../common/database';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../../common/errors';
 import type { Principal } from '../access';
@@ -73,6 +74,11 @@ export function requestHash(input: CheckedRequest): string {
 
 type CheckedRequest = ReturnType<typeof checkNewTicket>;
 
+/** A key is the API; a person at the branch works the cashier screen. */
+function sourceOf(principal: Principal): TicketSource {
+  return principal.keyId === null ? TicketSource.CASHIER : TicketSource.API;
+}
+
 /** Tickets of a branch: creation with numbering and Idempotency-Keys, moves, rings, reads. */
 export class TicketService {
   private readonly tickets: TicketRepository;
@@ -94,10 +100,10 @@ export class TicketService {
   ): Promise<CreatedTicket> {
     const checked = checkNewTicket(input);
     if (idempotencyKey === undefined || idempotencyKey === null) {
-      return {
-        ticket: await this.tickets.transaction((tx) => this.insertTicket(tx, principal, checked)),
-        replayed: false,
-      };
+      const ticket =
+        (checked.number === null ? await this.insertAtOnce(principal, checked) : null) ??
+        (await this.tickets.transaction((tx) => this.insertTicket(tx, principal, checked)));
+      return { ticket, replayed: false };
     }
     if (idempotencyKey.length < 1 || idempotencyKey.length > TICKET_LIMITS.idempotencyKey) {
       throw new ValidationError({
@@ -160,8 +166,7 @@ export class TicketService {
         customerName: checked.customerName,
         customerPhone: checked.customerPhone,
         note: checked.note,
-        // A key is the API; a person at the branch works the cashier screen.
-        source: principal.keyId === null ? TicketSource.CASHIER : TicketSource.API,
+        source: sourceOf(principal),
       });
       if (ticket !== null) {
         await tx.outbox.recordEvent(principal.venueId, 'ticket.created', ticket);
@@ -181,6 +186,26 @@ export class TicketService {
       if (checked.number === null) automatic = number;
     }
     throw new ConflictError('Could not find a free ticket number; retry shortly.');
+  }
+
+  /**
+   * The common create (an automatic number, no Idempotency-Key) as one statement; null when it
+   * wrote nothing and the transaction must settle it: a held number to skip, an external id in
+   * use, no such branch.
+   */
+  private insertAtOnce(principal: Principal, checked: CheckedRequest): Promise<Ticket | null> {
+    return this.tickets.insertNumbered(
+      {
+        branchId: principal.branchId,
+        externalId: checked.externalId,
+        token: newToken(),
+        customerName: checked.customerName,
+        customerPhone: checked.customerPhone,
+        note: checked.note,
+        source: sourceOf(principal),
+      },
+      { venueId: principal.venueId, eventId: randomUUID(), traceparent: currentTraceparent() },
+    );
   }
 
   /** The branch's next number; the counter starts again at 1 each day in the venue's timezone. */
