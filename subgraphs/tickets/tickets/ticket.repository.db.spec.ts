@@ -52,10 +52,8 @@ describe('TicketRepository and TicketOutbox on real Postgres', () => {
       `select ticket_id, payload->'ticket'->>'number' as number from tickets.outbox where venue_id = $1 order by id`,
       [venueId],
     );
-    expect(events).toEqual([
-      { ticket_id: String(first!.id), number: '1' },
-      { ticket_id: expect.any(String), number: '3' },
-    ]);
+    expect(events.map((e: { number: string }) => e.number)).toEqual(['1', '3']);
+    expect(events[0]).toMatchObject({ ticket_id: String(first!.id) });
   });
 
   it('writes a ticket and its outbox event together, or neither', async () => {
