@@ -228,6 +228,8 @@ export class TicketRepository {
    * wrote nothing: no such branch, or an open ticket holds the external id (then the counter has
    * not moved). Also null when an open ticket holds the number taken; the counter has moved past
    * it, as the transaction would have before skipping it. The caller then takes the transaction.
+   * Only two creates racing with one external id can leave a number unused (the loser's); the
+   * transaction's path would have given it to the next ticket.
    */
   async insertNumbered(
     ticket: Omit<NewTicketRow, 'number'>,
