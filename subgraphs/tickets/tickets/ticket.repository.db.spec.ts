@@ -52,7 +52,7 @@ describe('TicketRepository and TicketOutbox on real Postgres', () => {
       `select ticket_id, payload->'ticket'->>'number' as number from tickets.outbox where venue_id = $1 order by id`,
       [venueId],
     );
-    expect(events.map((e: { number: string }) => e.number)).toEqual(['1', '3']);
+    expect(events.map((e) => e.number)).toEqual(['1', '3']);
     expect(events[0]).toMatchObject({ ticket_id: String(first!.id) });
   });
 

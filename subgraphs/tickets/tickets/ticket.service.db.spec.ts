@@ -154,6 +154,10 @@ describe('TicketService on real Postgres', () => {
           created.push((await new TicketService(em.fork()).create(branch, input)).ticket);
           expect(statements).toHaveLength(1);
         }
+        // With a key: its lock, its look-up, the same one statement and the key's record.
+        statements.length = 0;
+        created.push((await new TicketService(em.fork()).create(branch, { note: 'keyed' }, 'k-1')).ticket);
+        expect(statements.filter((q) => !/^(BEGIN|COMMIT)/.test(q))).toHaveLength(4);
       } finally {
         knex.off('query', count);
       }
@@ -162,7 +166,7 @@ describe('TicketService on real Postgres', () => {
         'select ticket_id, payload from tickets.outbox where venue_id = ? order by id',
         [branch.venueId],
       );
-      expect(rows).toHaveLength(20);
+      expect(rows).toHaveLength(21);
       rows.forEach((row, i) => {
         const { customerPhone: _phone, ...snapshot } = created[i]!;
         expect(row.payload.ticket).toEqual(JSON.parse(JSON.stringify(snapshot)));

@@ -101,8 +101,8 @@ export class TicketService {
     const checked = checkNewTicket(input);
     if (idempotencyKey === undefined || idempotencyKey === null) {
       const ticket =
-        (checked.number === null ? await this.insertAtOnce(principal, checked) : null) ??
-        (await this.tickets.transaction((tx) => this.insertTicket(tx, principal, checked)));
+        (checked.number === null ? await this.insertAtOnce(this.tickets, principal, checked) : null) ??
+        (await this.tickets.transaction((tx) => this.insertTicket(tx, principal, checked, false)));
       return { ticket, replayed: false };
     }
     if (idempotencyKey.length < 1 || idempotencyKey.length > TICKET_LIMITS.idempotencyKey) {
@@ -135,7 +135,7 @@ export class TicketService {
         }
         return { ticket: await this.tickets.findStored(earlier.ticketId), replayed: true };
       }
-      const ticket = await this.insertTicket(tx, principal, checked);
+      const ticket = await this.insertTicket(tx, principal, checked, true);
       await tx.tickets.rememberIdempotencyKey(
         principal.branchId,
         key,
@@ -146,11 +146,20 @@ export class TicketService {
     });
   }
 
+  /**
+   * @param atOnce whether to try the one statement first (an automatic number): false when the
+   *   caller has just tried it outside this transaction.
+   */
   private async insertTicket(
     tx: TicketWrites,
     principal: Principal,
     checked: CheckedRequest,
+    atOnce: boolean,
   ): Promise<Ticket> {
+    if (atOnce && checked.number === null) {
+      const ticket = await this.insertAtOnce(tx.tickets, principal, checked);
+      if (ticket !== null) return ticket;
+    }
     let automatic: string | undefined;
     for (let attempt = 0; attempt < AUTO_NUMBER_ATTEMPTS; attempt++) {
       const number =
@@ -189,12 +198,17 @@ export class TicketService {
   }
 
   /**
-   * The common create (an automatic number, no Idempotency-Key) as one statement; null when it
-   * wrote nothing and the transaction must settle it: a held number to skip, an external id in
-   * use, no such branch.
+   * A create with an automatic number as one statement: the whole of the common create (no
+   * Idempotency-Key), or the ticket's writes inside a keyed create's transaction. Null when it
+   * wrote nothing and `insertTicket`'s loop must settle it: a held number to skip, an external id
+   * in use, no such branch.
    */
-  private insertAtOnce(principal: Principal, checked: CheckedRequest): Promise<Ticket | null> {
-    return this.tickets.insertNumbered(
+  private insertAtOnce(
+    tickets: TicketRepository,
+    principal: Principal,
+    checked: CheckedRequest,
+  ): Promise<Ticket | null> {
+    return tickets.insertNumbered(
       {
         branchId: principal.branchId,
         externalId: checked.externalId,
