@@ -54,6 +54,30 @@ export interface RingState {
   waitSeconds: number | null;
 }
 
+/**
+ * Moves the branch's (`b`, its venue `v`) counter to its next number, starting again at 1 on each
+ * new day in the venue's timezone; the update holds the branch row until the transaction ends.
+ */
+const TAKE_NEXT_NUMBER = `update tickets.branches b
+          set number_counter = case when b.number_day = (now() at time zone v.timezone)::date
+                                    then b.number_counter + 1 else 1 end,
+              number_day = (now() at time zone v.timezone)::date,
+              updated_at = now()
+         from tickets.venues v
+        where b.id = ? and v.id = b.venue_id`;
+
+/** A new ticket's values for the columns after `number` in the order its inserts name them. */
+function writtenAfterNumber(ticket: Omit<NewTicketRow, 'number'>): unknown[] {
+  return [
+    ticket.externalId,
+    ticket.token,
+    ticket.customerName,
+    ticket.customerPhone,
+    ticket.note,
+    ticket.source ?? TicketSource.API,
+  ];
+}
+
 /** Keeps the keys' advisory locks apart from any other use of advisory locks on the database. */
 const IDEMPOTENCY_LOCK_SEED = 0x1de4;
 
@@ -150,14 +174,7 @@ export class TicketRepository {
    */
   async nextNumber(branchId: number): Promise<string | null> {
     const [row] = await this.em.execute<{ number_counter: number }[]>(
-      `update tickets.branches b
-          set number_counter = case when b.number_day = (now() at time zone v.timezone)::date
-                                    then b.number_counter + 1 else 1 end,
-              number_day = (now() at time zone v.timezone)::date,
-              updated_at = now()
-         from tickets.venues v
-        where b.id = ? and v.id = b.venue_id
-        returning b.number_counter`,
+      `${TAKE_NEXT_NUMBER} returning b.number_counter`,
       [branchId],
     );
     if (row === undefined) return null;
@@ -206,16 +223,7 @@ export class TicketRepository {
          values (?, ?, ?, ?, ?, ?, ?, ?)
          on conflict do nothing
          returning *`,
-      [
-        ticket.branchId,
-        ticket.number,
-        ticket.externalId,
-        ticket.token,
-        ticket.customerName,
-        ticket.customerPhone,
-        ticket.note,
-        ticket.source ?? TicketSource.API,
-      ],
+      [ticket.branchId, ticket.number, ...writtenAfterNumber(ticket)],
     );
     const row = rows[0];
     return row === undefined ? null : this.em.map(Ticket, row);
@@ -237,13 +245,7 @@ export class TicketRepository {
   ): Promise<Ticket | null> {
     const rows = await this.em.execute<Row[]>(
       `with numbered as (
-         update tickets.branches b
-            set number_counter = case when b.number_day = (now() at time zone v.timezone)::date
-                                      then b.number_counter + 1 else 1 end,
-                number_day = (now() at time zone v.timezone)::date,
-                updated_at = now()
-           from tickets.venues v
-          where b.id = ? and v.id = b.venue_id
+         ${TAKE_NEXT_NUMBER}
             and not exists (select 1 from tickets.tickets h
                              where h.branch_id = b.id and h.external_id = ?::text
                                and h.status in ('waiting', 'ready'))
@@ -264,12 +266,7 @@ export class TicketRepository {
       [
         ticket.branchId,
         ticket.externalId,
-        ticket.externalId,
-        ticket.token,
-        ticket.customerName,
-        ticket.customerPhone,
-        ticket.note,
-        ticket.source ?? TicketSource.API,
+        ...writtenAfterNumber(ticket),
         event.eventId,
         event.venueId,
         event.traceparent,

@@ -6,7 +6,12 @@ import type { Principal } from '../access';
 import type { FeedbackPayload, WebhookEvent } from './ticket-events';
 import { RING_INTERVAL_SECONDS, TICKET_LIMITS, TicketSource } from '../../../contracts/tickets/ticket.limits';
 import type { Ticket } from './ticket.entity';
-import { TicketRepository, type TicketFilter, type TicketWrites } from './ticket.repository';
+import {
+  TicketRepository,
+  type NewTicketRow,
+  type TicketFilter,
+  type TicketWrites,
+} from './ticket.repository';
 import { checkNewTicket, type NewTicketInput } from './ticket.rules';
 import { MOVES, refuseMove, type TicketMove } from './ticket-state-machine';
 import { VenueRepository } from '../venues';
@@ -74,9 +79,18 @@ export function requestHash(input: CheckedRequest): string {
 
 type CheckedRequest = ReturnType<typeof checkNewTicket>;
 
-/** A key is the API; a person at the branch works the cashier screen. */
-function sourceOf(principal: Principal): TicketSource {
-  return principal.keyId === null ? TicketSource.CASHIER : TicketSource.API;
+/** A new ticket's columns but its number, with a token of its own. */
+function newRow(principal: Principal, checked: CheckedRequest): Omit<NewTicketRow, 'number'> {
+  return {
+    branchId: principal.branchId,
+    externalId: checked.externalId,
+    token: newToken(),
+    customerName: checked.customerName,
+    customerPhone: checked.customerPhone,
+    note: checked.note,
+    // A key is the API; a person at the branch works the cashier screen.
+    source: principal.keyId === null ? TicketSource.CASHIER : TicketSource.API,
+  };
 }
 
 /** Tickets of a branch: creation with numbering and Idempotency-Keys, moves, rings, reads. */
@@ -167,16 +181,7 @@ export class TicketService {
         (automatic === undefined
           ? await this.nextNumber(tx, principal.branchId)
           : await tx.tickets.skipHeldNumbers(principal.branchId, Number(automatic) + 1));
-      const ticket = await tx.tickets.insert({
-        branchId: principal.branchId,
-        number,
-        externalId: checked.externalId,
-        token: newToken(),
-        customerName: checked.customerName,
-        customerPhone: checked.customerPhone,
-        note: checked.note,
-        source: sourceOf(principal),
-      });
+      const ticket = await tx.tickets.insert({ ...newRow(principal, checked), number });
       if (ticket !== null) {
         await tx.outbox.recordEvent(principal.venueId, 'ticket.created', ticket);
         return ticket;
@@ -208,18 +213,11 @@ export class TicketService {
     principal: Principal,
     checked: CheckedRequest,
   ): Promise<Ticket | null> {
-    return tickets.insertNumbered(
-      {
-        branchId: principal.branchId,
-        externalId: checked.externalId,
-        token: newToken(),
-        customerName: checked.customerName,
-        customerPhone: checked.customerPhone,
-        note: checked.note,
-        source: sourceOf(principal),
-      },
-      { venueId: principal.venueId, eventId: randomUUID(), traceparent: currentTraceparent() },
-    );
+    return tickets.insertNumbered(newRow(principal, checked), {
+      venueId: principal.venueId,
+      eventId: randomUUID(),
+      traceparent: currentTraceparent(),
+    });
   }
 
   /** The branch's next number; the counter starts again at 1 each day in the venue's timezone. */
