@@ -18,11 +18,12 @@ const POLL_MS = 1_000;
 const LISTEN_CONNECT_TIMEOUT_MS = 3_000;
 
 /**
- * Turns committed outbox rows into deliveries and live events. Each pass, in one transaction: lock
- * a batch of unrelayed rows (SKIP LOCKED, so replicas share the work), write a webhook delivery per
- * subscribed endpoint, the push messages and the SMS of a ready ticket (all idempotent on the
- * event) and mark the rows relayed; then publish the relayed, unpublished rows on Redis for live
- * subscribers, oldest first, and mark them published. A crash before the commit leaves the rows as
+ * Turns committed outbox rows into deliveries and live events. Each pass, in one transaction: claim
+ * a batch of unrelayed rows (locked with SKIP LOCKED, so replicas share the work, and marked
+ * relayed in the same statement), write a webhook delivery per subscribed endpoint, the push
+ * messages and the SMS of a ready ticket (all idempotent on the event); then claim the relayed,
+ * unpublished rows the same way and publish them on Redis for live subscribers, oldest first,
+ * taking the mark off those a failure left unsent. A crash before the commit leaves the rows as
  * they were and the next pass does it all again (live subscribers may see an event twice, never
  * zero times); after the commit the deliveries are rows in Postgres, so the jobs enqueued next are
  * a wake-up whose loss the worker's sweep repairs. With Redis away, deliveries go on and
@@ -96,9 +97,8 @@ export class OutboxRelay {
   private async pass(): Promise<{ relayed: number; published: number }> {
     const queued: { name: QueueName; id: number }[] = [];
     const counts = await new OutboxRepository(this.orm.em.fork()).transaction(async (tx) => {
-      const rows = await tx.outbox.lockUnrelayed(BATCH);
+      const rows = await tx.outbox.claimUnrelayed(BATCH);
       for (const row of rows) queued.push(...(await this.writeDeliveries(tx, row)));
-      await tx.outbox.markRelayed(rows);
       return { relayed: rows.length, published: await this.publish(tx.outbox) };
     });
     await this.enqueue(queued);
@@ -165,8 +165,8 @@ export class OutboxRelay {
   private async publish(outbox: OutboxRepository): Promise<number> {
     // ioredis fails at once while Redis is away (common/redis.ts); checking first spares the query.
     if (this.redis.status !== 'ready') return this.held(0, new Error(`Redis is ${this.redis.status}`));
-    const rows = await outbox.lockUnpublished(BATCH);
-    const published: OutboxRow[] = [];
+    const rows = await outbox.claimUnpublished(BATCH);
+    let published = 0;
     for (const row of rows) {
       const ticket = ticketOfSnapshot(row.payload.ticket);
       const live: LiveEvent = {
@@ -192,17 +192,16 @@ export class OutboxRelay {
           () => this.redis.publish(liveEventsChannel(this.config.redisPrefix), JSON.stringify(live)),
         );
       } catch (error) {
-        await outbox.markPublished(published);
-        return this.held(published.length, error);
+        await outbox.release(rows.slice(published));
+        return this.held(published, error);
       }
-      published.push(row);
+      published++;
     }
-    await outbox.markPublished(published);
     if (this.publishingHeld) {
       this.publishingHeld = false;
-      this.logger.info({ published: published.length }, 'live events are published again, held ones first');
+      this.logger.info({ published }, 'live events are published again, held ones first');
     }
-    return published.length;
+    return published;
   }
 
   private held(count: number, error: unknown): number {

@@ -44,29 +44,31 @@ export class OutboxRepository {
     );
   }
 
-  /** The oldest unrelayed rows, locked; SKIP LOCKED shares them out between replicas. */
-  lockUnrelayed(limit: number): Promise<OutboxRow[]> {
-    return this.em.execute<OutboxRow[]>(
-      `select id, event_id, event, venue_id, ticket_id, payload, traceparent from tickets.outbox
-          where relayed_at is null order by id limit ${limit} for update skip locked`,
+  /**
+   * The oldest unrelayed rows, locked and marked relayed in one statement; SKIP LOCKED shares them
+   * out between replicas. The mark commits with the deliveries the pass writes for them, or not at
+   * all. Oldest first.
+   */
+  claimUnrelayed(limit: number): Promise<OutboxRow[]> {
+    return this.claim('relayed_at', 'relayed_at is null', limit);
+  }
+
+  /**
+   * The oldest relayed rows not yet published to live subscribers (this pass's among them), locked
+   * and marked published as above, oldest first; `release` takes the mark off those a failed
+   * publication did not send.
+   */
+  claimUnpublished(limit: number): Promise<OutboxRow[]> {
+    return this.claim('published_at', 'published_at is null and relayed_at is not null', limit);
+  }
+
+  async release(rows: OutboxRow[]): Promise<void> {
+    // An empty `in ()` is not SQL.
+    if (rows.length === 0) return;
+    await this.em.execute(
+      `update tickets.outbox set published_at = null where id in (${rows.map(() => '?').join(',')})`,
+      rows.map((r) => r.id),
     );
-  }
-
-  /** The oldest relayed rows not yet published to live subscribers, locked as above. */
-  lockUnpublished(limit: number): Promise<OutboxRow[]> {
-    return this.em.execute<OutboxRow[]>(
-      `select id, event_id, event, venue_id, ticket_id, payload, traceparent from tickets.outbox
-        where published_at is null and relayed_at is not null
-        order by id limit ${limit} for update skip locked`,
-    );
-  }
-
-  markRelayed(rows: OutboxRow[]): Promise<void> {
-    return this.mark('relayed_at', rows);
-  }
-
-  markPublished(rows: OutboxRow[]): Promise<void> {
-    return this.mark('published_at', rows);
   }
 
   /**
@@ -89,13 +91,22 @@ export class OutboxRepository {
     return this.em.getConnection().execute('select 1');
   }
 
-  private async mark(column: 'relayed_at' | 'published_at', rows: OutboxRow[]): Promise<void> {
-    // An empty `in ()` is not SQL.
-    if (rows.length === 0) return;
-    await this.em.execute(
-      `update tickets.outbox set ${column} = now() where id in (${rows.map(() => '?').join(',')})`,
-      rows.map((r) => r.id),
+  private async claim(
+    column: 'relayed_at' | 'published_at',
+    unclaimed: string,
+    limit: number,
+  ): Promise<OutboxRow[]> {
+    const rows = await this.em.execute<OutboxRow[]>(
+      // Materialised, so the locking read runs once whatever plan the update gets.
+      `with claimed as materialized (
+         select id from tickets.outbox where ${unclaimed}
+          order by id limit ${limit} for update skip locked
+       )
+       update tickets.outbox o set ${column} = now() from claimed c where o.id = c.id
+       returning o.id, o.event_id, o.event, o.venue_id, o.ticket_id, o.payload, o.traceparent`,
     );
+    // RETURNING follows no order; events go out oldest first.
+    return rows.sort((a, b) => Number(a.id) - Number(b.id));
   }
 }
 
