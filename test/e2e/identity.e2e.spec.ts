@@ -150,20 +150,21 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
       message: 'The email or password is incorrect.',
       extensions: { code: 'UNAUTHENTICATED' },
     });
-    // Both paths verify one argon2 hash: their times are alike.
+    // Both paths verify one argon2 hash: their times are alike. The fastest of several interleaved
+    // tries is each path's own cost; a median still carries the stalls of other suites running
+    // on the same two cores.
     const time = async (email: string) => {
       const started = performance.now();
       await graph(SIGN_IN, { i: { email, password: 'still not the password' } });
       return performance.now() - started;
     };
-    const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const known: number[] = [];
     const unknownTimes: number[] = [];
     for (let i = 0; i < 4; i += 1) {
       known.push(await time(user.email));
       unknownTimes.push(await time(`nobody${i}@example.test`));
     }
-    const ratio = median(known) / median(unknownTimes);
+    const ratio = Math.min(...known) / Math.min(...unknownTimes);
     expect(ratio).toBeGreaterThan(0.5);
     expect(ratio).toBeLessThan(2);
   });
