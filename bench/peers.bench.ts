@@ -40,8 +40,8 @@ import { comparable, seed, workloads, type Workload } from './peers/workloads';
  * `--workloads` runs only the workloads whose names hold one of the comma-separated texts, and
  * the subscription fan-out only when one of them is `subscriptions`: a narrower run for comparing
  * one change, not the issue's figures; so does `--connections`, which keeps one of 1 and 50.
- * `--profile` writes a CPU profile of this gateway over the measured rounds into that folder
- * (summarised by `node dist/bench/cpu-profile.js`).
+ * `--profile` writes a CPU profile of this gateway and of each subgraph (serving every gateway's
+ * load) over the measured rounds into that folder (summarised by `node dist/bench/cpu-profile.js`).
  *
  * Targets, on every workload: ours ≥ 1.5 × Apollo's req/s, ≤ 0.7 × Apollo's CPU per request,
  * ≥ 1.0 × Hive's req/s.
@@ -314,7 +314,8 @@ async function main(): Promise<void> {
     PUBLIC_WRITE_RATE_LIMIT: unlimited,
   });
   const profileDir = textFlag('profile');
-  // Only this gateway is profiled, and only over the measured rounds (bench/cpu-profiler.ts).
+  // Only this gateway and the subgraphs are profiled, and only over the measured rounds
+  // (bench/cpu-profiler.ts); the subgraphs' profiles hold every gateway's load.
   const stack = await startStack(profiledEnv(env, profileDir));
   const peers: PeerProcess[] = [];
   try {
@@ -355,8 +356,10 @@ async function main(): Promise<void> {
       { name: 'floor+count', url: countedFloor.url, pid: countedFloor.pid },
     ];
 
-    const subgraphMetrics = (['tickets', 'cv', 'billing', 'identity'] as const).map((name) => {
-      const pid = childRunning(stack.pid, `subgraphs/${name}/main.js`);
+    const subgraphNames = ['tickets', 'cv', 'billing', 'identity'] as const;
+    const subgraphPids = subgraphNames.map((name) => childRunning(stack.pid, `subgraphs/${name}/main.js`));
+    const subgraphMetrics = subgraphNames.map((name, i) => {
+      const pid = subgraphPids[i]!;
       const port = listeningPorts(pid).find((p) => p !== stack.ports[name]);
       if (port === undefined) throw new Error(`the ${name} subgraph serves no metrics port`);
       return `http://127.0.0.1:${port}/metrics`;
@@ -383,7 +386,9 @@ async function main(): Promise<void> {
       }
     }
 
-    if (profileDir !== undefined) process.kill(ours.pid, 'SIGUSR2');
+    if (profileDir !== undefined) {
+      for (const pid of [ours.pid, ...subgraphPids]) process.kill(pid, 'SIGUSR2');
+    }
     const slices: Slice[] = [];
     for (let round = 1; round <= rounds; round++) {
       const order = gateways.map((_, i) => gateways[(i + round - 1) % gateways.length]!);
