@@ -2,6 +2,12 @@ import type { RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '../../common/database';
 import { Subscription, type SubjectType } from './subscription.entity';
 
+/** A subject's subscription, if any, and what it has used this month. */
+export interface Standing {
+  subscription: Subscription | null;
+  downloadsThisMonth: number;
+}
+
 /** Who is on which plan: `billing.subscriptions`, one row per subject. */
 export class SubscriptionRepository {
   constructor(private readonly em: EntityManager) {}
@@ -10,8 +16,24 @@ export class SubscriptionRepository {
     return this.em.findOne(Subscription, { subjectType, subjectId });
   }
 
-  findActive(subjectType: SubjectType, subjectId: number): Promise<Subscription | null> {
-    return this.em.findOne(Subscription, { subjectType, subjectId, status: 'active' });
+  /**
+   * The subject's subscription (any status) and its downloads this calendar month (UTC), in one
+   * statement: what an account's `plan`, `subscription` and `usage` read together.
+   */
+  async standingOf(subjectType: SubjectType, subjectId: number): Promise<Standing> {
+    const rows = await this.em.execute<(Record<string, unknown> & { downloads_this_month: number })[]>(
+      `select s.*, coalesce(u.downloads, 0) as downloads_this_month
+         from (select 1) as one
+         left join billing.subscriptions s on s.subject_type = ? and s.subject_id = ?
+         left join billing.usage_months u on u.subject_type = ? and u.subject_id = ?
+           and u.month = date_trunc('month', now() at time zone 'utc')::date`,
+      [subjectType, subjectId, subjectType, subjectId],
+    );
+    const { downloads_this_month: downloadsThisMonth, ...columns } = rows[0]!;
+    return {
+      subscription: columns.id === null ? null : this.em.map(Subscription, columns),
+      downloadsThisMonth,
+    };
   }
 
   async create(values: RequiredEntityData<Subscription>): Promise<Subscription> {

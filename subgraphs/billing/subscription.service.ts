@@ -2,7 +2,7 @@ import { ValidationError } from '../../common/errors';
 import { Product, type Plan } from './plan.entity';
 import type { PlanRepository } from './plan.repository';
 import type { Subscription, SubjectType } from './subscription.entity';
-import type { SubscriptionRepository } from './subscription.repository';
+import type { Standing, SubscriptionRepository } from './subscription.repository';
 import type { UsageRepository } from './usage.repository';
 import { say } from '../../common/messages';
 
@@ -10,6 +10,8 @@ const PRODUCT_OF: Record<SubjectType, Product> = { venue: Product.TICKETS, accou
 
 /** Who is on which plan, and the usage metered against it. */
 export class SubscriptionService {
+  private readonly standings = new Map<string, Promise<Standing>>();
+
   constructor(
     private readonly subscriptions: SubscriptionRepository,
     private readonly plans: PlanRepository,
@@ -62,12 +64,29 @@ export class SubscriptionService {
 
   /** The plan an active subscription gives the subject, or null (no subscription, or not active). */
   async activePlanOf(subjectType: SubjectType, subjectId: number): Promise<Plan | null> {
-    const subscription = await this.subscriptions.findActive(subjectType, subjectId);
-    return subscription === null ? null : this.plans.findByKey(subscription.planKey);
+    const { subscription } = await this.standingOf(subjectType, subjectId);
+    return subscription?.status === 'active' ? this.plans.findByKey(subscription.planKey) : null;
   }
 
   async subscriptionOf(subjectType: SubjectType, subjectId: number): Promise<Subscription | null> {
-    return this.subscriptions.findBySubject(subjectType, subjectId);
+    return (await this.standingOf(subjectType, subjectId)).subscription;
+  }
+
+  /**
+   * One read of the subject's subscription and usage for every field asking while it is under
+   * way (an account's `plan` and `usage` resolve side by side), and a new read after it settles,
+   * so nothing this unit of work writes later is answered from an older read.
+   */
+  private standingOf(subjectType: SubjectType, subjectId: number): Promise<Standing> {
+    const key = `${subjectType}:${subjectId}`;
+    let standing = this.standings.get(key);
+    if (standing === undefined) {
+      standing = this.subscriptions
+        .standingOf(subjectType, subjectId)
+        .finally(() => this.standings.delete(key));
+      this.standings.set(key, standing);
+    }
+    return standing;
   }
 
   /**
@@ -91,7 +110,7 @@ export class SubscriptionService {
 
   /** Downloads metered in the current calendar month (UTC); a new month starts at zero. */
   async downloadsThisMonth(subjectType: SubjectType, subjectId: number): Promise<number> {
-    return this.usage.downloadsThisMonth(subjectType, subjectId);
+    return (await this.standingOf(subjectType, subjectId)).downloadsThisMonth;
   }
 }
 

@@ -36,13 +36,4 @@ export class UsageRepository {
       [subjectType, subjectId],
     );
   }
-
-  async downloadsThisMonth(subjectType: SubjectType, subjectId: number): Promise<number> {
-    const [row] = await this.em.execute<{ downloads: number }[]>(
-      `select downloads from billing.usage_months
-        where subject_type = ? and subject_id = ? and month = date_trunc('month', now() at time zone 'utc')::date`,
-      [subjectType, subjectId],
-    );
-    return row?.downloads ?? 0;
-  }
 }
