@@ -115,10 +115,7 @@ export class VenueManagement {
   }
 
   async myVenues(): Promise<{ venue: Venue; role: VenueRole }[]> {
-    const memberships = await this.members.ofUser(this.roles.user());
-    return Promise.all(
-      memberships.map(async (m) => ({ venue: await this.venues.get(m.venueId), role: m.role })),
-    );
+    return this.members.venuesOfUser(this.roles.user());
   }
 
   async venue(id: string): Promise<Venue> {

@@ -24,6 +24,7 @@ const ALLOWED: Record<VenueAction, readonly VenueRole[]> = {
  */
 export class VenueRoles {
   private readonly members: MembershipRepository;
+  private readonly rolesInFlight = new Map<number, Promise<VenueRole | null>>();
 
   constructor(
     private readonly em: EntityManager,
@@ -45,7 +46,7 @@ export class VenueRoles {
    * thing of another venue reads as one that does not exist.
    */
   async requireOr(venueId: number, action: VenueAction, notFound: Message): Promise<VenueRole> {
-    const role = await this.members.roleOf(venueId, this.user());
+    const role = await this.callerRole(venueId, this.user());
     if (role === null) throw new NotFoundError(notFound);
     if (!ALLOWED[action].includes(role)) throw new ForbiddenError(say('venue.role_forbidden', { role }));
     return role;
@@ -67,7 +68,21 @@ export class VenueRoles {
   }
 
   async roleAt(venueId: number): Promise<VenueRole | null> {
-    return this.userId === null ? null : this.members.roleOf(venueId, this.userId);
+    return this.userId === null ? null : this.callerRole(venueId, this.userId);
+  }
+
+  /**
+   * The caller's role at a venue. The fields of one venue that ask at once (its viewerRole,
+   * branches and members) share one read while it is under way; a question asked after it settled
+   * reads again, so nothing this request changed is answered from an older read.
+   */
+  private callerRole(venueId: number, userId: number): Promise<VenueRole | null> {
+    let role = this.rolesInFlight.get(venueId);
+    if (role === undefined) {
+      role = this.members.roleOf(venueId, userId).finally(() => this.rolesInFlight.delete(venueId));
+      this.rolesInFlight.set(venueId, role);
+    }
+    return role;
   }
 
   /** A venue id the caller may read, from its wire form; NOT_FOUND otherwise. */
