@@ -1,4 +1,5 @@
 import { ValidationError } from '../../common/errors';
+import { InflightJoin } from '../../common/inflight-join';
 import { Product, type Plan } from './plan.entity';
 import type { PlanRepository } from './plan.repository';
 import type { Subscription, SubjectType } from './subscription.entity';
@@ -10,7 +11,8 @@ const PRODUCT_OF: Record<SubjectType, Product> = { venue: Product.TICKETS, accou
 
 /** Who is on which plan, and the usage metered against it. */
 export class SubscriptionService {
-  private readonly standings = new Map<string, Promise<Standing>>();
+  // A unit of work hears every change it makes itself: its joins need no access announcements.
+  private readonly standings = new InflightJoin<Standing>(() => true);
 
   constructor(
     private readonly subscriptions: SubscriptionRepository,
@@ -78,15 +80,11 @@ export class SubscriptionService {
    * so nothing this unit of work writes later is answered from an older read.
    */
   private standingOf(subjectType: SubjectType, subjectId: number): Promise<Standing> {
-    const key = `${subjectType}:${subjectId}`;
-    let standing = this.standings.get(key);
-    if (standing === undefined) {
-      standing = this.subscriptions
-        .standingOf(subjectType, subjectId)
-        .finally(() => this.standings.delete(key));
-      this.standings.set(key, standing);
-    }
-    return standing;
+    return this.standings.join(
+      `${subjectType}:${subjectId}`,
+      () => this.subscriptions.standingOf(subjectType, subjectId),
+      () => undefined,
+    ).value;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { loadConfig, type Config } from '../../common/config';
-import { openSchema, type MikroORM, type SchemaModule } from '../../common/database';
+import { openSchema, type EntityManager, type MikroORM, type SchemaModule } from '../../common/database';
 import { quoteIdentifier, START_POSTGRES_HINT, UnreachableError } from '../../common/postgres';
 
 export const TEST_DATABASE_PREFIX = 'nida_test_';
@@ -161,4 +161,18 @@ async function schemaOf(name: string): Promise<SchemaModule> {
   const subgraph = SUBGRAPHS.find((candidate) => candidate.name === name);
   if (subgraph === undefined) throw new Error(`no subgraph is named ${name}`);
   return subgraph.schemaModule;
+}
+
+/** Runs `work` and returns the SQL of every statement `em`'s connection sent meanwhile, in order. */
+export async function statementsOf(em: EntityManager, work: () => Promise<unknown>): Promise<string[]> {
+  const knex = em.getConnection().getKnex();
+  const statements: string[] = [];
+  const record = (query: { sql: string }) => statements.push(query.sql);
+  knex.on('query', record);
+  try {
+    await work();
+  } finally {
+    knex.off('query', record);
+  }
+  return statements;
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { ConflictError, NotFoundError, RateLimitedError, ValidationError } from '../../../common/errors';
-import { useSchemaDatabase } from '../../../test/support/database';
+import { statementsOf, useSchemaDatabase } from '../../../test/support/database';
 import { rejection } from '../../../test/support/rejection';
 import type { Principal } from '../access';
 import type { Ticket } from './ticket.entity';
@@ -142,25 +142,19 @@ describe('TicketService on real Postgres', () => {
     it('writes the common create and its event in one statement, the event the entity’s own JSON', async () => {
       const branch = await newBranch();
       const em = db.orm.em.fork();
-      const statements: string[] = [];
-      const knex = em.getConnection().getKnex();
-      const count = (query: { sql: string }) => statements.push(query.sql);
-      knex.on('query', count);
       const created: Ticket[] = [];
-      try {
-        for (let i = 0; i < 20; i++) {
-          statements.length = 0;
-          const input = { customerName: `Guest ${i}`, note: 'no onions', externalId: `order-${i}` };
+      for (let i = 0; i < 20; i++) {
+        const input = { customerName: `Guest ${i}`, note: 'no onions', externalId: `order-${i}` };
+        const statements = await statementsOf(em, async () => {
           created.push((await new TicketService(em.fork()).create(branch, input)).ticket);
-          expect(statements).toHaveLength(1);
-        }
-        // With a key: its lock, its look-up, the same one statement and the key's record.
-        statements.length = 0;
-        created.push((await new TicketService(em.fork()).create(branch, { note: 'keyed' }, 'k-1')).ticket);
-        expect(statements.filter((q) => !/^(BEGIN|COMMIT)/.test(q))).toHaveLength(4);
-      } finally {
-        knex.off('query', count);
+        });
+        expect(statements).toHaveLength(1);
       }
+      // With a key: its lock, its look-up, the same one statement and the key's record.
+      const keyed = await statementsOf(em, async () => {
+        created.push((await new TicketService(em.fork()).create(branch, { note: 'keyed' }, 'k-1')).ticket);
+      });
+      expect(keyed.filter((q) => !/^(BEGIN|COMMIT)/.test(q))).toHaveLength(4);
       // What recordEvent writes from the entity, which the transaction's creates still use.
       const rows = await sql<{ ticket_id: string; payload: { ticket: Record<string, unknown> } }[]>(
         'select ticket_id, payload from tickets.outbox where venue_id = ? order by id',

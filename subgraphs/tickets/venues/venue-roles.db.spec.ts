@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { ForbiddenError, NotFoundError } from '../../../common/errors';
-import type { EntityManager } from '../../../common/database';
-import { useSchemaDatabase } from '../../../test/support/database';
+import { statementsOf, useSchemaDatabase } from '../../../test/support/database';
 import { MembershipRepository } from './membership.repository';
 import { Venue } from './venue.entity';
 import { VenueRoles } from './venue-roles';
@@ -13,20 +12,6 @@ describe('a person’s venues and roles on real Postgres', () => {
 
   async function newVenue(name: string): Promise<number> {
     return (await new VenueService(db.orm.em.fork()).create({ name, smsEnabled: true })).id;
-  }
-
-  /** Runs `work` on `em` and returns the statements it sent to Postgres. */
-  async function statementsOf(em: EntityManager, work: () => Promise<unknown>): Promise<string[]> {
-    const knex = em.getConnection().getKnex();
-    const statements: string[] = [];
-    const count = (query: { sql: string }) => statements.push(query.sql);
-    knex.on('query', count);
-    try {
-      await work();
-    } finally {
-      knex.off('query', count);
-    }
-    return statements;
   }
 
   it('reads every venue of a person with their role there in one statement, oldest venue first', async () => {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../../common/database';
 import { ForbiddenError, NotFoundError, UnauthenticatedError } from '../../../common/errors';
+import { InflightJoin } from '../../../common/inflight-join';
 import { parseRecordId } from '../../../common/input.rules';
 import { say, type Message } from '../../../common/messages';
 import { AuditLog, type Actor, type AuditDetails } from '../../../common/audit-log';
@@ -24,7 +25,8 @@ const ALLOWED: Record<VenueAction, readonly VenueRole[]> = {
  */
 export class VenueRoles {
   private readonly members: MembershipRepository;
-  private readonly rolesInFlight = new Map<number, Promise<VenueRole | null>>();
+  // A request hears every change it makes itself: its joins need no access announcements.
+  private readonly rolesInFlight = new InflightJoin<VenueRole | null>(() => true);
 
   constructor(
     private readonly em: EntityManager,
@@ -77,12 +79,11 @@ export class VenueRoles {
    * reads again, so nothing this request changed is answered from an older read.
    */
   private callerRole(venueId: number, userId: number): Promise<VenueRole | null> {
-    let role = this.rolesInFlight.get(venueId);
-    if (role === undefined) {
-      role = this.members.roleOf(venueId, userId).finally(() => this.rolesInFlight.delete(venueId));
-      this.rolesInFlight.set(venueId, role);
-    }
-    return role;
+    return this.rolesInFlight.join(
+      String(venueId),
+      () => this.members.roleOf(venueId, userId),
+      () => undefined,
+    ).value;
   }
 
   /** A venue id the caller may read, from its wire form; NOT_FOUND otherwise. */
