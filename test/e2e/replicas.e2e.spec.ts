@@ -419,7 +419,7 @@ describe('two replicas of every process behind HAProxy', () => {
               connections: s.connections,
               errors: s.errors.slice(-3),
             })),
-          )}`,
+          )}; HAProxy's last lines:\n${balancer.output().split('\n').slice(-20).join('\n')}`,
         );
       },
     );
