@@ -8,7 +8,13 @@ import { GraphQLError, Kind, parse, type GraphQLSchema } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
 import { buildSchema, createResolversMap, type ContainerType } from 'type-graphql';
 import type { Config, SubgraphName } from './config';
-import { openSchema, type EntityManager, type MikroORM, type SchemaModule } from './database';
+import {
+  openSchema,
+  postgresAnswering,
+  type EntityManager,
+  type MikroORM,
+  type SchemaModule,
+} from './database';
 import { mountGraphQL, platformApolloOptions } from './graphql-server';
 import { HEADER_LIMITS, HttpService } from './http-service';
 import { requireInternalCredential } from './internal-credential';
@@ -251,22 +257,4 @@ export async function startSubgraph(
       logger.info(`${definition.name}-subgraph stopped`);
     }),
   };
-}
-
-/**
- * The readiness check of a subgraph's Postgres: answered at once while the pool's own queries have
- * come back within `windowMs`, and by a `select 1` otherwise. Under a burst every pooled connection
- * is busy and a probe's `select 1` waits behind the queue past its timeout: a load balancer would
- * then take every busy replica out of service at once, though Postgres answers all the while.
- */
-function postgresAnswering(orm: MikroORM, windowMs: number): () => Promise<unknown> {
-  let answeredAt = 0;
-  orm.em
-    .getConnection()
-    .getKnex()
-    .on('query-response', () => {
-      answeredAt = Date.now();
-    });
-  return () =>
-    Date.now() - answeredAt < windowMs ? Promise.resolve() : orm.em.getConnection().execute('select 1');
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../../../common/config';
-import { openSchema, type MikroORM, type SchemaModule } from '../../../common/database';
+import { openSchema, postgresAnswering, type MikroORM, type SchemaModule } from '../../../common/database';
 import { HttpService } from '../../../common/http-service';
 import { ormPoolState, ProcessMetrics } from '../../../common/metrics';
 import { createLogger } from '../../../common/logger';
@@ -78,7 +78,7 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
   }
 
   const service = HttpService.forPlatform(config, 'tickets-events', logger, {
-    postgres: () => new OutboxRepository(orm.em).ping(),
+    postgres: postgresAnswering(orm, config.readyCheckTimeoutMs),
     redis,
     metrics,
     pool: ormPoolState(orm),

@@ -86,11 +86,6 @@ export class OutboxRepository {
     };
   }
 
-  /** Whether Postgres answers: the events process's health check. */
-  ping(): Promise<unknown> {
-    return this.em.getConnection().execute('select 1');
-  }
-
   private async claim(
     column: 'relayed_at' | 'published_at',
     unclaimed: string,
