@@ -318,6 +318,9 @@ describe('TicketService on real Postgres', () => {
       const other = await newBranch();
       const { ticket } = await tickets().create(branch, { externalId: 'pos-55' });
       expect((await tickets().move(branch, { externalId: 'pos-55' }, 'ready')).id).toBe(ticket.id);
+      const read = await tickets().get(branch, { id: ticket.id });
+      expect(read).toMatchObject({ id: ticket.id, branchId: ticket.branchId, status: 'ready', ringCount: 1 });
+      expect(read.readyAt).toBeInstanceOf(Date);
       expect(await rejection(tickets().get(other, { id: ticket.id }))).toBeInstanceOf(NotFoundError);
       expect(await rejection(tickets().move(other, { externalId: 'pos-55' }, 'cancel'))).toBeInstanceOf(
         NotFoundError,
