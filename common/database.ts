@@ -82,10 +82,11 @@ export async function migrateSchema(
 }
 
 /**
- * The readiness check of a process's Postgres pool: answered at once while the pool's own queries have
- * come back within `windowMs`, and by a `select 1` otherwise. Under a burst every pooled connection
- * is busy and a probe's `select 1` waits behind the queue past its timeout: a load balancer would
- * then take every busy replica out of service at once, though Postgres answers all the while.
+ * The readiness check of a process's Postgres pool: answered at once while the pool's own queries
+ * have come back within `windowMs`, and by a `select 1` otherwise. Under a burst every pooled
+ * connection is busy and a probe's `select 1` waits behind the queue past its timeout: a load
+ * balancer would then take every busy replica out of service at once, though Postgres answers all
+ * the while.
  */
 export function postgresAnswering(orm: MikroORM, windowMs: number): () => Promise<unknown> {
   let answeredAt = 0;

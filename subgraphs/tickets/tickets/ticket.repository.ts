@@ -218,15 +218,13 @@ export class TicketRepository {
 
   /** The new ticket, or null when an open ticket holds its number or external id already. */
   async insert(ticket: NewTicketRow): Promise<Ticket | null> {
-    const rows = await this.em.execute<Row[]>(
+    return this.oneTicket(
       `insert into tickets.tickets (branch_id, number, external_id, token, customer_name, customer_phone, note, source)
          values (?, ?, ?, ?, ?, ?, ?, ?)
          on conflict do nothing
          returning *`,
       [ticket.branchId, ticket.number, ...writtenAfterNumber(ticket)],
     );
-    const row = rows[0];
-    return row === undefined ? null : this.em.map(Ticket, row);
   }
 
   /**
@@ -243,7 +241,7 @@ export class TicketRepository {
     ticket: Omit<NewTicketRow, 'number'>,
     event: { venueId: number; eventId: string; traceparent: string | null },
   ): Promise<Ticket | null> {
-    const rows = await this.em.execute<Row[]>(
+    return this.oneTicket(
       `with numbered as (
          ${TAKE_NEXT_NUMBER}
             and not exists (select 1 from tickets.tickets h
@@ -272,8 +270,6 @@ export class TicketRepository {
         event.traceparent,
       ],
     );
-    const row = rows[0];
-    return row === undefined ? null : this.em.map(Ticket, row);
   }
 
   /** Which of the number and external id an open ticket of the branch holds. */
@@ -296,24 +292,24 @@ export class TicketRepository {
    * fifth less CPU (docs/PERFORMANCE.md), where one tickets process is what limits keyed gets.
    */
   findInBranch(branchId: number, id: number): Promise<Ticket | null> {
-    return this.one('select * from tickets.tickets where id = ? and branch_id = ?', [id, branchId]);
+    return this.oneTicket('select * from tickets.tickets where id = ? and branch_id = ?', [id, branchId]);
   }
 
   /** The branch's open ticket with the external id comes first, then the newest closed one. */
   async findByExternalId(branchId: number, externalId: string): Promise<Ticket | null> {
-    const rows = await this.em.execute<Row[]>(
+    return this.oneTicket(
       `select * from tickets.tickets where branch_id = ? and external_id = ?
         order by (status in ('waiting', 'ready')) desc, id desc limit 1`,
       [branchId, externalId],
     );
-    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
   }
 
   findByToken(token: string): Promise<Ticket | null> {
-    return this.one('select * from tickets.tickets where token = ?', [token]);
+    return this.oneTicket('select * from tickets.tickets where token = ?', [token]);
   }
 
-  private async one(sql: string, params: unknown[]): Promise<Ticket | null> {
+  /** The statement's first row as a Ticket of this unit of work; null for none. */
+  private async oneTicket(sql: string, params: unknown[]): Promise<Ticket | null> {
     const [row] = await this.em.execute<Row[]>(sql, params);
     return row === undefined ? null : this.em.map(Ticket, row);
   }
@@ -330,13 +326,12 @@ export class TicketRepository {
   ): Promise<Ticket | null> {
     const stamp = to === 'ready' ? 'ready_at' : to === 'collected' ? 'collected_at' : 'cancelled_at';
     const ring = alert ? ', ring_count = ring_count + 1, last_alert_at = now()' : '';
-    const rows = await this.em.execute<Row[]>(
+    return this.oneTicket(
       `update tickets.tickets set status = ?, ${stamp} = now(), updated_at = now()${ring}
           where id = ? and status in (${from.map(() => '?').join(', ')})
           returning *`,
       [to, id, ...from],
     );
-    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
   }
 
   async statusOf(id: number): Promise<TicketStatus | undefined> {
@@ -349,14 +344,13 @@ export class TicketRepository {
 
   /** Rings a ready ticket last alerted at least `intervalSeconds` ago; null otherwise. */
   async ring(id: number, intervalSeconds: number): Promise<Ticket | null> {
-    const rows = await this.em.execute<Row[]>(
+    return this.oneTicket(
       `update tickets.tickets set ring_count = ring_count + 1, last_alert_at = now(), updated_at = now()
           where id = ? and status = 'ready'
             and (last_alert_at is null or last_alert_at <= now() - make_interval(secs => ?))
           returning *`,
       [id, intervalSeconds],
     );
-    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
   }
 
   async ringState(id: number, intervalSeconds: number): Promise<RingState | undefined> {
@@ -450,32 +444,29 @@ export class TicketRepository {
 
   /** Sets linked_at and phone_linked the first time; null when the ticket was linked already. */
   async markLinked(id: number): Promise<Ticket | null> {
-    const rows = await this.em.execute<Row[]>(
+    return this.oneTicket(
       `update tickets.tickets set linked_at = now(), phone_linked = true, updated_at = now()
           where id = ? and linked_at is null returning *`,
       [id],
     );
-    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
   }
 
   /** Null when alerts were enabled already. */
   async enableAlerts(id: number): Promise<Ticket | null> {
-    const rows = await this.em.execute<Row[]>(
+    return this.oneTicket(
       `update tickets.tickets set alerts_enabled = true, updated_at = now()
           where id = ? and not alerts_enabled returning *`,
       [id],
     );
-    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
   }
 
   /** Stores the customer's number for the text on ready; null when the ticket is no longer waiting. */
   async optInSms(id: number, e164: string): Promise<Ticket | null> {
-    const rows = await this.em.execute<Row[]>(
+    return this.oneTicket(
       `update tickets.tickets set customer_phone = ?, sms_opt_in = true, updated_at = now()
           where id = ? and status = 'waiting' returning *`,
       [e164, id],
     );
-    return rows[0] === undefined ? null : this.em.map(Ticket, rows[0]);
   }
 
   /** How many browsers other than this endpoint's are subscribed to the ticket. */
