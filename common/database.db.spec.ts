@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, testConfig, type TestDatabase } from '../test/support/database';
-import { openSchema, postgresAnswering, type MikroORM } from './database';
+import { openSchema, postgresAnswering, type MikroORM, type SchemaModule } from './database';
+
+/** A schema with no tables of its own: the checks only need a pool. */
+const POOL_ONLY: SchemaModule = { schema: 'billing', entities: [], migrations: [] };
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
@@ -15,11 +18,7 @@ describe('postgresAnswering', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     // One pooled connection, so one long statement is a pool with every connection busy.
-    orm = await openSchema(testConfig(database, { DATABASE_POOL_MAX: '1' }), {
-      schema: 'billing',
-      entities: [],
-      migrations: [],
-    });
+    orm = await openSchema(testConfig(database, { DATABASE_POOL_MAX: '1' }), POOL_ONLY);
   });
 
   afterAll(async () => {
@@ -50,11 +49,7 @@ describe('postgresAnswering', () => {
   });
 
   it('fails when the probe fails, once nothing came back within the window', async () => {
-    const closed = await openSchema(testConfig(database), {
-      schema: 'billing',
-      entities: [],
-      migrations: [],
-    });
+    const closed = await openSchema(testConfig(database), POOL_ONLY);
     const check = postgresAnswering(closed, 100);
     await closed.close(true);
     await expect(check()).rejects.toThrow();
