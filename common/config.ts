@@ -143,6 +143,7 @@ const configSchema = z.object({
   GATEWAY_PREPARED_OPERATIONS: flag.default(true),
   REST_SHARE_READS: flag.default(true),
   REST_FRONT_DOOR: flag.default(true),
+  SUBGRAPH_FRONT_DOOR: flag.default(true),
   TICKETS_RATE_LIMIT: z.coerce.number().int().min(1).default(120),
   CV_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
   SESSION_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
@@ -278,6 +279,11 @@ export interface Config {
    * rest-adapter/tickets/ticket-read.door.ts): on unless a test or an operator turns it off.
    */
   restFrontDoor: boolean;
+  /**
+   * Whether each subgraph answers plain `POST /graphql` requests from the platform ahead of express
+   * (SUBGRAPH_FRONT_DOOR, common/graphql-door.ts): on unless a test or an operator turns it off.
+   */
+  subgraphFrontDoor: boolean;
   /** Requests a minute per ticket API key (the document says 120; benchmarks raise it). */
   ticketsRateLimit: number;
   /** cv-api.md: requests a minute per account over the CV API. */
@@ -489,6 +495,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     preparedOperations: raw.GATEWAY_PREPARED_OPERATIONS,
     shareRestReads: raw.REST_SHARE_READS,
     restFrontDoor: raw.REST_FRONT_DOOR,
+    subgraphFrontDoor: raw.SUBGRAPH_FRONT_DOOR,
     ticketsRateLimit: raw.TICKETS_RATE_LIMIT,
     cvRateLimit: raw.CV_RATE_LIMIT,
     sessionRateLimit: raw.SESSION_RATE_LIMIT,

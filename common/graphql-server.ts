@@ -33,13 +33,15 @@ export function platformApolloOptions(logger: Logger, nodeEnv: Config['nodeEnv']
 export const PHOTO_BODY_LIMIT = '8mb';
 /** PHOTO_BODY_LIMIT in bytes, as body-parser reads it. */
 export const PHOTO_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+/** The body limit of every other process's `/graphql`, as body-parser takes it and in bytes. */
+export const GRAPHQL_BODY_LIMIT = { named: '1mb', bytes: 1024 * 1024 } as const;
 
 /** Serves a started Apollo server on `/graphql` of the process's HTTP frame. */
 export function mountGraphQL<TContext extends BaseContext>(
   service: HttpService,
   apollo: ApolloServer<TContext>,
   context: ContextFunction<[ExpressContextFunctionArgument], TContext>,
-  bodyLimit = '1mb',
+  bodyLimit: string = GRAPHQL_BODY_LIMIT.named,
 ): void {
   service.app.use(
     '/graphql',

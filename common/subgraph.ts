@@ -15,9 +15,14 @@ import {
   type MikroORM,
   type SchemaModule,
 } from './database';
-import { mountGraphQL, platformApolloOptions } from './graphql-server';
+import { graphqlDoor, type BodyLimit } from './graphql-door';
+import { GRAPHQL_BODY_LIMIT, mountGraphQL, platformApolloOptions } from './graphql-server';
 import { HEADER_LIMITS, HttpService } from './http-service';
-import { requireInternalCredential } from './internal-credential';
+import {
+  INTERNAL_CREDENTIAL_HEADER,
+  internalCredentialCheck,
+  requireInternalCredential,
+} from './internal-credential';
 import { createLogger, type Logger } from './logger';
 import { nameRoute, ormPoolState, ProcessMetrics } from './metrics';
 import { stopOnce, type Running } from './process';
@@ -77,7 +82,7 @@ export interface SubgraphDefinition {
    */
   subscriptionTypeDefs?: string;
   /** Largest request body `/graphql` accepts; 1 MB unless the subgraph takes uploads. */
-  bodyLimit?: string;
+  bodyLimit?: BodyLimit;
   /** Resolver instances for one request, wired with that request's scope. */
   createResolvers(scope: RequestScope): object[];
   /**
@@ -233,15 +238,30 @@ export async function startSubgraph(
       route.handler,
     );
   }
-  mountGraphQL(
-    service,
-    apollo,
-    ({ req }) => {
-      const scope = scopeOf(req.headers);
-      return Promise.resolve({ scope, container: requestContainer(definition.createResolvers(scope)) });
-    },
-    definition.bodyLimit,
-  );
+  const contextOf = (requestHeaders: IncomingHttpHeaders): Promise<SubgraphContext> => {
+    const scope = scopeOf(requestHeaders);
+    return Promise.resolve({ scope, container: requestContainer(definition.createResolvers(scope)) });
+  };
+  const bodyLimit = definition.bodyLimit ?? GRAPHQL_BODY_LIMIT;
+  if (config.subgraphFrontDoor) {
+    const isPlatform = internalCredentialCheck(config.acceptedInternalSecrets);
+    service.setFrontDoor(
+      graphqlDoor<SubgraphContext>({
+        service,
+        apollo,
+        logger,
+        serving: `the ${definition.name} subgraph`,
+        bodyLimit,
+        // Anyone else is refused by express's `requireInternalCredential`, as before the door.
+        admitsAlso: (req) => {
+          const presented = req.headers[INTERNAL_CREDENTIAL_HEADER];
+          return isPlatform(Array.isArray(presented) ? presented[0] : presented);
+        },
+        arriving: (req) => ({ context: () => contextOf(req.headers) }),
+      }),
+    );
+  }
+  mountGraphQL(service, apollo, ({ req }) => contextOf(req.headers), bodyLimit.named);
   const port = await service.listen(config.ports[definition.name], config.listenHost);
 
   return {

@@ -7,7 +7,7 @@ function head(method: string, url: string, headers: Record<string, string>): Inc
   return { method, url, headers } as unknown as IncomingMessage;
 }
 
-describe('the gateway front door', () => {
+describe('the front door of /graphql', () => {
   const json = { 'content-type': 'application/json', 'content-length': '20' };
 
   it('admits a plain JSON POST to /graphql with a declared length within the limit', () => {
