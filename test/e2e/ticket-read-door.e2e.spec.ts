@@ -9,7 +9,7 @@ import {
   type TicketBranch,
 } from '../support/platform';
 import { freePorts } from '../support/processes';
-import { comparable, sendRaw } from '../support/raw-request';
+import { sendBothWays, sendRaw } from '../support/raw-request';
 import { awayFromWindowEdge } from '../support/wait';
 
 interface Request {
@@ -95,13 +95,8 @@ describe('the REST adapter front door answers GET /api/v1/tickets/{id} exactly a
       ...(request.body === undefined ? {} : { 'content-length': Buffer.byteLength(request.body) }),
     };
     const options = { method: request.method ?? 'GET', path: request.path, headers, body: request.body };
-    const [door, express] = [await sendRaw(doorUrl, options), await sendRaw(plainUrl, options)];
-    const [a, b] = [comparable(door), comparable(express)];
-    try {
-      expect(a).toEqual(b);
-    } catch {
-      differences.push(`${name}:\n  door    ${JSON.stringify(a)}\n  express ${JSON.stringify(b)}`);
-    }
+    const { door, difference } = await sendBothWays(name, { door: doorUrl, express: plainUrl }, options);
+    if (difference !== undefined) differences.push(difference);
     return door;
   };
 

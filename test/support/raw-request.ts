@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 
 /** An answer as it came off the wire. */
 export interface RawAnswer {
@@ -66,4 +67,21 @@ export function comparable(answer: RawAnswer, minted?: RegExp): unknown {
     .sort();
   const body = minted === undefined ? answer.body : answer.body.replace(minted, '"$1":"…"');
   return { status: answer.status, headers, named, body };
+}
+
+/**
+ * Sends one request to a front door's way and to express's, one after the other: the door's answer,
+ * and a line naming the request and both answers when they do not agree (`comparable`).
+ */
+export async function sendBothWays(
+  name: string,
+  urls: { door: string; express: string },
+  options: Parameters<typeof sendRaw>[1],
+  minted?: RegExp,
+): Promise<{ door: RawAnswer; difference?: string }> {
+  const door = await sendRaw(urls.door, options);
+  const express = await sendRaw(urls.express, options);
+  const [a, b] = [comparable(door, minted), comparable(express, minted)];
+  if (isDeepStrictEqual(a, b)) return { door };
+  return { door, difference: `${name}:\n  door    ${JSON.stringify(a)}\n  express ${JSON.stringify(b)}` };
 }
