@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
 import { format as formatType, parse as parseType } from 'content-type';
+import type { BodyLimit } from './graphql-server';
 import type { HttpService } from './http-service';
 import { languageOf } from './language';
 import type { Logger } from './logger';
@@ -35,12 +36,6 @@ export interface DoorArrival<TContext> {
   context(): Promise<TContext>;
   /** Answers the request some other way than Apollo's pipeline: true when it did. */
   answer?(body: unknown, res: ServerResponse): Promise<boolean>;
-}
-
-/** A body limit as body-parser takes it (`named`) and in bytes. */
-export interface BodyLimit {
-  bytes: number;
-  named: string;
 }
 
 const ROUTE = '/graphql';

@@ -30,24 +30,28 @@ export function platformApolloOptions(logger: Logger, nodeEnv: Config['nodeEnv']
  * A CV photo travels as base64 inside a mutation (4 MB becomes about 5.4 MB), so the gateway and
  * the cv subgraph take bodies up to this size; every other process keeps 1 MB.
  */
-export const PHOTO_BODY_LIMIT = '8mb';
-/** PHOTO_BODY_LIMIT in bytes, as body-parser reads it. */
-export const PHOTO_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
-/** The body limit of every other process's `/graphql`, as body-parser takes it and in bytes. */
-export const GRAPHQL_BODY_LIMIT = { named: '1mb', bytes: 1024 * 1024 } as const;
+export const PHOTO_BODY_LIMIT: BodyLimit = { named: '8mb', bytes: 8 * 1024 * 1024 };
+/** The body limit of every other process's `/graphql`. */
+export const GRAPHQL_BODY_LIMIT: BodyLimit = { named: '1mb', bytes: 1024 * 1024 };
+
+/** A body limit as body-parser takes it (`named`) and in bytes, as a front door checks it. */
+export interface BodyLimit {
+  named: string;
+  bytes: number;
+}
 
 /** Serves a started Apollo server on `/graphql` of the process's HTTP frame. */
 export function mountGraphQL<TContext extends BaseContext>(
   service: HttpService,
   apollo: ApolloServer<TContext>,
   context: ContextFunction<[ExpressContextFunctionArgument], TContext>,
-  bodyLimit: string = GRAPHQL_BODY_LIMIT.named,
+  bodyLimit: BodyLimit = GRAPHQL_BODY_LIMIT,
 ): void {
   service.app.use(
     '/graphql',
     nameRoute('/graphql'),
-    express.json({ limit: bodyLimit }),
+    express.json({ limit: bodyLimit.named }),
     expressMiddleware(apollo, { context }),
-    graphQLBodyRefusal(bodyLimit),
+    graphQLBodyRefusal(bodyLimit.named),
   );
 }

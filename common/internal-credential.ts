@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
 
 /**
  * The header by which the platform's own processes prove they are the platform: the gateway on
@@ -45,16 +46,26 @@ export const NOT_THE_PLATFORM = {
   ],
 };
 
+/** Whether a request carries the platform's credential in its header. */
+export function presentsInternalCredential(
+  accepted: string | readonly string[],
+): (req: Pick<IncomingMessage, 'headers'>) => boolean {
+  const isPlatform = internalCredentialCheck(accepted);
+  return (req) => {
+    const presented = req.headers[INTERNAL_CREDENTIAL_HEADER];
+    return isPlatform(Array.isArray(presented) ? presented[0] : presented);
+  };
+}
+
 /**
  * Refuses, before any GraphQL work, every request that does not carry the platform's credential:
  * a subgraph's `_service` and `_entities` (and the `@inaccessible` mutations billing serves to the
  * cv subgraph) would otherwise answer whoever reaches its port.
  */
 export function requireInternalCredential(accepted: string | readonly string[]): RequestHandler {
-  const isPlatform = internalCredentialCheck(accepted);
+  const presentsIt = presentsInternalCredential(accepted);
   return (req, res, next) => {
-    const presented = req.headers[INTERNAL_CREDENTIAL_HEADER];
-    if (isPlatform(Array.isArray(presented) ? presented[0] : presented)) {
+    if (presentsIt(req)) {
       next();
       return;
     }

@@ -15,14 +15,10 @@ import {
   type MikroORM,
   type SchemaModule,
 } from './database';
-import { graphqlDoor, type BodyLimit } from './graphql-door';
-import { GRAPHQL_BODY_LIMIT, mountGraphQL, platformApolloOptions } from './graphql-server';
+import { graphqlDoor } from './graphql-door';
+import { GRAPHQL_BODY_LIMIT, mountGraphQL, platformApolloOptions, type BodyLimit } from './graphql-server';
 import { HEADER_LIMITS, HttpService } from './http-service';
-import {
-  INTERNAL_CREDENTIAL_HEADER,
-  internalCredentialCheck,
-  requireInternalCredential,
-} from './internal-credential';
+import { presentsInternalCredential, requireInternalCredential } from './internal-credential';
 import { createLogger, type Logger } from './logger';
 import { nameRoute, ormPoolState, ProcessMetrics } from './metrics';
 import { stopOnce, type Running } from './process';
@@ -244,7 +240,6 @@ export async function startSubgraph(
   };
   const bodyLimit = definition.bodyLimit ?? GRAPHQL_BODY_LIMIT;
   if (config.subgraphFrontDoor) {
-    const isPlatform = internalCredentialCheck(config.acceptedInternalSecrets);
     service.setFrontDoor(
       graphqlDoor<SubgraphContext>({
         service,
@@ -253,15 +248,12 @@ export async function startSubgraph(
         serving: `the ${definition.name} subgraph`,
         bodyLimit,
         // Anyone else is refused by express's `requireInternalCredential`, as before the door.
-        admitsAlso: (req) => {
-          const presented = req.headers[INTERNAL_CREDENTIAL_HEADER];
-          return isPlatform(Array.isArray(presented) ? presented[0] : presented);
-        },
+        admitsAlso: presentsInternalCredential(config.acceptedInternalSecrets),
         arriving: (req) => ({ context: () => contextOf(req.headers) }),
       }),
     );
   }
-  mountGraphQL(service, apollo, ({ req }) => contextOf(req.headers), bodyLimit.named);
+  mountGraphQL(service, apollo, ({ req }) => contextOf(req.headers), bodyLimit);
   const port = await service.listen(config.ports[definition.name], config.listenHost);
 
   return {

@@ -5,12 +5,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { Config, SubgraphName } from '../common/config';
 import { createProbePool } from '../common/postgres';
-import {
-  mountGraphQL,
-  PHOTO_BODY_LIMIT,
-  PHOTO_BODY_LIMIT_BYTES,
-  platformApolloOptions,
-} from '../common/graphql-server';
+import { mountGraphQL, PHOTO_BODY_LIMIT, platformApolloOptions } from '../common/graphql-server';
 import { HttpService } from '../common/http-service';
 import { nameRoute, pgPoolState, ProcessMetrics } from '../common/metrics';
 import { createLogger, type Logger } from '../common/logger';
@@ -201,7 +196,7 @@ function mountGraph(
         forwardedHeaders,
         context,
         prepared,
-        bodyLimit: { bytes: PHOTO_BODY_LIMIT_BYTES, named: PHOTO_BODY_LIMIT },
+        bodyLimit: PHOTO_BODY_LIMIT,
       }),
     );
   }

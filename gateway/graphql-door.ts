@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
-import { graphqlDoor as frontDoor, sendText, type BodyLimit } from '../common/graphql-door';
+import { graphqlDoor as frontDoor, sendText } from '../common/graphql-door';
+import type { BodyLimit } from '../common/graphql-server';
 import type { HttpService } from '../common/http-service';
 import type { Logger } from '../common/logger';
 import type { GatewayContext } from './header-forwarding.data-source';

@@ -2,7 +2,7 @@ import { CvRenderMetrics } from './render/render-metrics';
 import { cvMigrations } from '../../migrations/cv';
 import type { EntityManager } from '../../common/database';
 import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
-import { PHOTO_BODY_LIMIT, PHOTO_BODY_LIMIT_BYTES } from '../../common/graphql-server';
+import { PHOTO_BODY_LIMIT } from '../../common/graphql-server';
 import { languageOf, type TextLanguage } from '../../common/language';
 import { parseRecordId } from '../../common/input.rules';
 import { RateBudgets } from '../../common/rate-budget';
@@ -126,7 +126,7 @@ export const cvSubgraph: SubgraphDefinition = {
     // The cv subgraph adds `cvAccount` to identity's users; the id is all it needs of one.
     User: { __resolveReference: (reference: { id: string }) => CvUserResolver.reference(reference) },
   },
-  bodyLimit: { named: PHOTO_BODY_LIMIT, bytes: PHOTO_BODY_LIMIT_BYTES },
+  bodyLimit: PHOTO_BODY_LIMIT,
   // One Chromium for the process, launched at the first PDF (docs/ARCHITECTURE.md).
   startShared: ({ config, redis, logger, metrics }) => {
     const renderer = new CvRenderer(rendererOptionsFrom(config), logger);
