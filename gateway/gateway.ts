@@ -87,6 +87,7 @@ async function startGraph(
   },
 ): Promise<Graph> {
   const { supergraphSdl, costModel, redis, fetcher, metrics, inflight } = backing;
+  const sessions = new SessionResolver(config, inflight?.keyed<Principal>());
   const gateway = new ApolloGateway({
     supergraphSdl,
     logger,
@@ -100,6 +101,8 @@ async function startGraph(
         config.internalSecret,
         name,
         inflight,
+        // A sign-out, a revoked session or a new password holds here from its answer on.
+        name === 'identity' ? () => sessions.forgetKept() : undefined,
       ),
   });
   let apiSchema: GraphQLSchema | undefined;
@@ -144,7 +147,6 @@ async function startGraph(
   await apollo.start();
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');
 
-  const sessions = new SessionResolver(config, backing.inflight?.keyed<Principal>());
   const runQuery = gatewayRunQuery(apollo, sessions);
   const accessChanged = () => backing.inflight?.accessChanged();
   return { apollo, apiSchema, limits, sessions, runQuery, accessChanged, prepared };
@@ -158,7 +160,10 @@ function gatewayRunQuery(apollo: ApolloServer<GatewayContext>, sessions: Session
   return async (query, variables, given, client, options) => {
     const headers: GatewayContext['headers'] = { ...given };
     for (const name of GATEWAY_SET_HEADERS) delete headers[name];
-    Object.assign(headers, await sessions.headersFor(headers.authorization, headers[REQUEST_ID_HEADER]));
+    Object.assign(
+      headers,
+      await sessions.headersFor(headers.authorization, headers[REQUEST_ID_HEADER], options?.recheck === true),
+    );
     if (client?.address !== undefined) headers[CLIENT_ADDRESS_HEADER] = client.address;
     if (options?.recheck === true) headers[ACCESS_RECHECK_HEADER] = '1';
     const response = await apollo.executeOperation(

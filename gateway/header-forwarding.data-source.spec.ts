@@ -194,6 +194,36 @@ describe('HeaderForwardingDataSource beside the same data source on Apollo’s p
     );
   });
 
+  it('tells afterWrite of each write it sent once that has settled, answered or not, and of no read', async () => {
+    const writes: number[] = [];
+    const send = (path: string, query: string) => {
+      const source = new HeaderForwardingDataSource(
+        { url: `${url}${path}`, fetcher },
+        SECRET,
+        'identity',
+        undefined,
+        () => writes.push(seen.length),
+      );
+      const options = {
+        kind: 'incoming operation',
+        request: { query },
+        context: client,
+        incomingRequestContext: { context: client },
+      };
+      return source.process(options as unknown as GraphQLDataSourceProcessOptions<GatewayContext>).then(
+        () => 'answered',
+        () => 'failed',
+      );
+    };
+    seen = [];
+    expect(await send('/uncached', 'mutation { signOut }')).toBe('answered');
+    expect(await send('/down', 'mutation { signOut }')).toBe('failed');
+    expect(await send('/uncached', '{ viewer { id } }')).toBe('answered');
+    expect(await send('/uncached', 'query { viewer { id } }')).toBe('answered');
+    // Each after the subgraph had the write: the first after one request, the second after two.
+    expect(writes).toEqual([1, 2]);
+  });
+
   it('reads Cache-Control as Apollo does', () => {
     expect(cacheHintOf(null)).toEqual({ maxAge: 0 });
     expect(cacheHintOf(' public ,  max-age = 30 ')).toEqual({ maxAge: 30, scope: 'PUBLIC' });

@@ -13,7 +13,7 @@ import { TICKET_TOKEN_HEADER } from '../contracts/tickets/live-event';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import { REST_DOOR_HEADER } from '../contracts/tickets/board-device';
 import { cacheHintOf, type SubgraphCacheHint } from './cache-hint';
-import { mayShareFetch, type InflightFetches } from './inflight-fetches';
+import { isQueryOnly, mayShareFetch, type InflightFetches } from './inflight-fetches';
 
 /** Headers of the client a subgraph needs to decide who is asking and how to answer. */
 export const FORWARDED_HEADERS = [
@@ -114,6 +114,8 @@ export class HeaderForwardingDataSource extends RemoteGraphQLDataSource<GatewayC
     private readonly internalSecret: string,
     private readonly subgraphName: string,
     private readonly inflight?: InflightFetches,
+    /** Called once anything but a query sent to this subgraph has settled, answered or not. */
+    private readonly afterWrite?: () => void,
   ) {
     super(config);
     if (inflight !== undefined) this.fetcher = inflight.fetcher(subgraphName, this.fetcher);
@@ -135,13 +137,25 @@ export class HeaderForwardingDataSource extends RemoteGraphQLDataSource<GatewayC
         const response =
           this.inflight !== undefined && mayShareFetch(options)
             ? await this.inflight.sharing(() => this.send(options))
-            : await this.send(options);
+            : await this.sendWrite(options);
         if (response.errors !== undefined && response.errors.length > 0) {
           markActiveSpanFailed(`${response.errors.length} error(s) from ${this.subgraphName}`);
         }
         return response;
       },
     );
+  }
+
+  /** A fetch that may write: `afterWrite` hears of it once it settles, whatever came of it. */
+  private async sendWrite(
+    options: GraphQLDataSourceProcessOptions<GatewayContext>,
+  ): Promise<SubgraphResponse> {
+    if (this.afterWrite === undefined || isQueryOnly(options.request.query ?? '')) return this.send(options);
+    try {
+      return await this.send(options);
+    } finally {
+      this.afterWrite();
+    }
   }
 
   /** What the subgraph is sent: its operation's body and the headers it needs, nothing else. */

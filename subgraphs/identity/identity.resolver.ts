@@ -40,7 +40,11 @@ export class IdentityResolver {
     const principal = await this.identity.sessionPrincipal(token);
     return principal === null
       ? null
-      : { userId: String(principal.userId), sessionId: String(principal.sessionId) };
+      : {
+          userId: String(principal.userId),
+          sessionId: String(principal.sessionId),
+          secondsLeft: principal.secondsLeft,
+        };
   }
 
   @AssumedSize(20)

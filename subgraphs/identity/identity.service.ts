@@ -110,6 +110,14 @@ export interface SessionPrincipal {
   sessionId: number;
 }
 
+/** A session as the gateway is told of it: whose it is, and how long it lasts if not used again. */
+export interface LiveSessionPrincipal extends SessionPrincipal {
+  /** Until its absolute end or its idle end, whichever comes first, counted from its last sighting. */
+  secondsLeft: number;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 export interface IdentityContext {
   /** Told after a person's sessions end, so what runs live on them (a staff board) stops at once. */
   sessionsEnded(userId: number): Promise<void>;
@@ -330,10 +338,17 @@ export class IdentityService {
   }
 
   /** The live session of a token, for the gateway; null for anything else. */
-  async sessionPrincipal(token: string): Promise<SessionPrincipal | null> {
+  async sessionPrincipal(token: string): Promise<LiveSessionPrincipal | null> {
     if (!token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 200) return null;
     const session = await this.users.liveSession(hashSecret(token), SESSION_IDLE_DAYS);
-    return session === null ? null : { userId: session.userId, sessionId: session.id };
+    if (session === null) return null;
+    // The sighting as read, not as this look-up may have just moved it: never later than the truth.
+    const endsAt = Math.min(
+      session.expiresAt.getTime(),
+      session.lastSeenAt.getTime() + SESSION_IDLE_DAYS * DAY_MS,
+    );
+    const secondsLeft = Math.max(0, Math.floor((endsAt - Date.now()) / 1000));
+    return { userId: session.userId, sessionId: session.id, secondsLeft };
   }
 
   require(): SessionPrincipal {

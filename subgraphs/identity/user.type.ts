@@ -1,4 +1,4 @@
-import { Directive, Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { SessionRow, UserRow } from './identity.repository';
 import { auditGraphTypes } from '../../common/audit.graphql';
 
@@ -93,6 +93,12 @@ export class SessionPrincipalType {
 
   @Field(() => ID, { description: 'The session.' })
   sessionId!: string;
+
+  @Field(() => Int, {
+    description:
+      'Seconds until the session ends if it is not used again: its absolute end or its idle end, whichever is sooner.',
+  })
+  secondsLeft!: number;
 }
 
 @InputType('SignUpInput', { description: 'A new user.' })

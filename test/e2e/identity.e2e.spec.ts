@@ -5,6 +5,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 import { askGraph, bearer } from '../support/graph';
 import { admin, startPlatform, type Platform } from '../support/platform';
 import { LocalSmtpServer, type ReceivedMail } from '../support/smtp-server';
+import { waitUntil } from '../support/wait';
+import { SESSION_KEPT_MS } from '../../gateway/sessions';
 
 const USER_FIELDS = 'id email name language verifiedAt';
 const SIGN_UP = `mutation ($i: SignUpInput!) { signUp(input: $i) { token user { ${USER_FIELDS} } } }`;
@@ -252,7 +254,7 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
         token: string;
       }
     ).token;
-    expect((await graph(VIEWER, {}, as(idle))).data!.viewer).not.toBeNull();
+    // Time passed, written into the rows before the gateway first asks about either session.
     await database.query(
       `update identity.sessions set last_seen_at = now() - interval '31 days' where token_hash = $1`,
       [createHash('sha256').update(idle).digest()],
@@ -263,6 +265,23 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
       [createHash('sha256').update(old).digest()],
     );
     expect((await graph(VIEWER, {}, as(old))).data).toEqual({ viewer: null });
+  });
+
+  it('keeps a session’s look-up at the gateway no longer than the session lasts', async () => {
+    const user = await signUp();
+    const ending = (
+      (await graph(SIGN_IN, { i: { email: user.email, password: user.password } })).data!.signIn as {
+        token: string;
+      }
+    ).token;
+    await database.query(
+      `update identity.sessions set expires_at = now() + interval '2 seconds' where token_hash = $1`,
+      [createHash('sha256').update(ending).digest()],
+    );
+    expect((await graph(VIEWER, {}, as(ending))).data!.viewer).not.toBeNull();
+    // Well inside SESSION_KEPT_MS, which would otherwise still answer from the look-up above.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await graph(VIEWER, {}, as(ending))).data).toEqual({ viewer: null });
   });
 
   it('changes a password: the current one is checked, and every other session ends', async () => {
@@ -392,6 +411,9 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
         })
       ).data!.signIn as { token: string }
     ).token;
+    // Both looked up just now, so the gateway holds what identity said of them.
+    expect((await graph(VIEWER, {}, as(user.token))).data!.viewer).not.toBeNull();
+    expect((await graph(VIEWER, {}, as(laptop))).data!.viewer).not.toBeNull();
     const ended = await admin<{ user_id: number; sessions_ended: number }>(
       platform.config,
       'user',
@@ -400,7 +422,12 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
       user.email.toUpperCase(),
     );
     expect(ended).toEqual({ user_id: Number(user.user.id), sessions_ended: 2 });
-    expect((await graph(VIEWER, {}, as(user.token))).data).toEqual({ viewer: null });
+    // Ended outside the gateway: its announcement, not SESSION_KEPT_MS running out, ends what was held.
+    await waitUntil(
+      async () => (await graph(VIEWER, {}, as(user.token))).data?.viewer === null,
+      SESSION_KEPT_MS / 4,
+      'the ended session refused at the gateway',
+    );
     expect((await graph(VIEWER, {}, as(laptop))).data).toEqual({ viewer: null });
 
     const again = (
