@@ -75,6 +75,15 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
     return { ...payload, email: input.email, password: input.password };
   }
 
+  /** A new session of a person who has an account: its token. */
+  async function signIn(email: string, password: string, device?: string): Promise<string> {
+    const reply = await graph(SIGN_IN, {
+      i: { email, password, ...(device === undefined ? {} : { device }) },
+    });
+    expect(reply.errors).toBeUndefined();
+    return (reply.data!.signIn as { token: string }).token;
+  }
+
   it('signs up, mails a verification link in the user’s language, and verifies the email once', async () => {
     const arabic = await signUp({ name: 'زينب' });
     expect(arabic.token).toMatch(/^ses_[A-Za-z0-9_-]{43}$/);
@@ -209,10 +218,7 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
 
   it('ends sessions: sign-out, another session, everywhere, and idle or absolute expiry', async () => {
     const user = await signUp();
-    const second = (
-      (await graph(SIGN_IN, { i: { email: user.email, password: user.password, device: 'phone' } })).data!
-        .signIn as { token: string }
-    ).token;
+    const second = await signIn(user.email, user.password, 'phone');
     const sessions = (
       (await graph(VIEWER, {}, as(user.token))).data!.viewer as { sessions: { id: string; device: string }[] }
     ).sessions;
@@ -231,29 +237,13 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
     expect(signedOut.data).toEqual({ signOut: true });
     expect((await graph(VIEWER, {}, as(user.token))).data).toEqual({ viewer: null });
 
-    const a = (
-      (await graph(SIGN_IN, { i: { email: user.email, password: user.password } })).data!.signIn as {
-        token: string;
-      }
-    ).token;
-    const b = (
-      (await graph(SIGN_IN, { i: { email: user.email, password: user.password } })).data!.signIn as {
-        token: string;
-      }
-    ).token;
+    const a = await signIn(user.email, user.password);
+    const b = await signIn(user.email, user.password);
     expect((await graph(`mutation { signOutEverywhere }`, {}, as(a))).data).toEqual({ signOutEverywhere: 2 });
     expect((await graph(VIEWER, {}, as(b))).data).toEqual({ viewer: null });
 
-    const idle = (
-      (await graph(SIGN_IN, { i: { email: user.email, password: user.password } })).data!.signIn as {
-        token: string;
-      }
-    ).token;
-    const old = (
-      (await graph(SIGN_IN, { i: { email: user.email, password: user.password } })).data!.signIn as {
-        token: string;
-      }
-    ).token;
+    const idle = await signIn(user.email, user.password);
+    const old = await signIn(user.email, user.password);
     // Time passed, written into the rows before the gateway first asks about either session.
     await database.query(
       `update identity.sessions set last_seen_at = now() - interval '31 days' where token_hash = $1`,
@@ -269,11 +259,7 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
 
   it('keeps a session’s look-up at the gateway no longer than the session lasts', async () => {
     const user = await signUp();
-    const ending = (
-      (await graph(SIGN_IN, { i: { email: user.email, password: user.password } })).data!.signIn as {
-        token: string;
-      }
-    ).token;
+    const ending = await signIn(user.email, user.password);
     await database.query(
       `update identity.sessions set expires_at = now() + interval '2 seconds' where token_hash = $1`,
       [createHash('sha256').update(ending).digest()],
@@ -286,11 +272,7 @@ describe('people on the graph: sign-up, sign-in and sessions, with a real SMTP s
 
   it('changes a password: the current one is checked, and every other session ends', async () => {
     const user = await signUp();
-    const other = (
-      (await graph(SIGN_IN, { i: { email: user.email, password: user.password } })).data!.signIn as {
-        token: string;
-      }
-    ).token;
+    const other = await signIn(user.email, user.password);
     const CHANGE = `mutation ($i: ChangePasswordInput!) { changePassword(input: $i) }`;
     const wrong = await graph(
       CHANGE,
