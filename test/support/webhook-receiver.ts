@@ -59,6 +59,24 @@ export class WebhookReceiver {
     this.server = undefined;
   }
 
+  /**
+   * What arrived that is not signed with `secret` as it stood when it arrived. A receiver only
+   * learns its secret once the create that made it answers, and a delivery may come first (a 400
+   * then, and a retry): such a delivery is judged by the secret it was sent under, not by ''.
+   */
+  badlySigned(): ReceivedWebhook[] {
+    return this.received.filter(
+      (hook) =>
+        !verifyWebhook({
+          secret: this.secret,
+          body: hook.body,
+          timestamp: hook.headers['x-service-timestamp'],
+          signature: hook.headers['x-service-signature'],
+          nowSeconds: Math.floor(hook.at / 1000),
+        }).ok,
+    );
+  }
+
   /** Resolves once `predicate` holds for what arrived, or rejects after `timeoutMs`. */
   async waitFor(predicate: (received: ReceivedWebhook[]) => boolean, timeoutMs = 20_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
