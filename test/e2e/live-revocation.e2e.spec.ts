@@ -1,5 +1,6 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { ACCESS_CLOSE } from '../../gateway/live/live-access';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { bearer, graphData, signUpPerson, type SignedUp } from '../support/graph';
@@ -50,6 +51,8 @@ describe('revocation on live sockets', () => {
   let posKey: string;
   let control: Watcher;
   let people = 0;
+  /** Trials whose socket was closed with 1013 and whose reconnect was refused: said, not hidden. */
+  let uncheckable = 0;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -84,6 +87,8 @@ describe('revocation on live sockets', () => {
   });
 
   afterAll(async () => {
+    if (uncheckable > 0)
+      process.stdout.write(`[live-revocation] ${uncheckable} trials closed 1013, then refused\n`);
     await control?.dispose();
     await events?.stop();
     await platform?.stop();
@@ -205,11 +210,25 @@ describe('revocation on live sockets', () => {
       await createTicket(`${tag}-after`);
       await until(() => control.numbers.has(`${tag}-after`), `${tag}: the control's second ticket`);
       await until(() => socket.closes.length > 0, `${tag}: the revoked socket's close`);
-      expect({ tag, after: socket.numbers.has(`${tag}-after`), close: socket.closes[0] }).toEqual({
-        tag,
-        after: false,
-        close: closeCode,
-      });
+      expect({ tag, after: socket.numbers.has(`${tag}-after`) }).toEqual({ tag, after: false });
+      if (socket.closes[0] === ACCESS_CLOSE.uncheckable.code && closeCode === ACCESS_CLOSE.refused.code) {
+        // The gateway could not ask the graph again in time (a busy machine) and closed the socket
+        // as the protocol allows: nothing sent, reconnect. The reconnect is checked afresh.
+        uncheckable += 1;
+        const again = await open();
+        try {
+          await until(() => again.closes.length > 0, `${tag}: the reconnect's close`);
+          expect({ tag, reconnect: again.closes[0], sent: again.numbers.size }).toEqual({
+            tag,
+            reconnect: closeCode,
+            sent: 0,
+          });
+        } finally {
+          await again.dispose();
+        }
+        return;
+      }
+      expect({ tag, close: socket.closes[0] }).toEqual({ tag, close: closeCode });
     } finally {
       await socket.dispose();
     }
