@@ -212,7 +212,7 @@ describe('revocation on live sockets', () => {
       await until(() => socket.closes.length > 0, `${tag}: the revoked socket's close`);
       expect({ tag, after: socket.numbers.has(`${tag}-after`) }).toEqual({ tag, after: false });
       if (socket.closes[0] === ACCESS_CLOSE.uncheckable.code && closeCode === ACCESS_CLOSE.refused.code) {
-        // The gateway could not ask the graph again in time (a busy machine) and closed the socket
+        // The gateway could not check the credential again (a busy machine) and closed the socket
         // as the protocol allows: nothing sent, reconnect. The reconnect is checked afresh.
         uncheckable += 1;
         const again = await open();
