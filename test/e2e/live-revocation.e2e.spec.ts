@@ -212,8 +212,8 @@ describe('revocation on live sockets', () => {
       await until(() => socket.closes.length > 0, `${tag}: the revoked socket's close`);
       expect({ tag, after: socket.numbers.has(`${tag}-after`) }).toEqual({ tag, after: false });
       if (socket.closes[0] === ACCESS_CLOSE.uncheckable.code && closeCode === ACCESS_CLOSE.refused.code) {
-        // The gateway could not check the credential again (a busy machine) and closed the socket
-        // as the protocol allows: nothing sent, reconnect. The reconnect is checked afresh.
+        // The gateway could not check the credential again and closed the socket as the protocol
+        // has it: nothing sent, reconnect. The reconnect is checked afresh and must be refused.
         uncheckable += 1;
         const again = await open();
         try {

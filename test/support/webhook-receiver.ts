@@ -60,9 +60,9 @@ export class WebhookReceiver {
   }
 
   /**
-   * What arrived that is not signed with `secret` as it stood when it arrived. A receiver only
-   * learns its secret once the create that made it answers, and a delivery may come first (a 400
-   * then, and a retry): such a delivery is judged by the secret it was sent under, not by ''.
+   * What arrived not signed with `secret`, each judged as at the moment it arrived. A receiver
+   * learns its secret only once the create that made it answers, and a delivery may come first (a
+   * 400 then, and a retry): `verdict` judged that one by the '' it had, this by the secret.
    */
   badlySigned(): ReceivedWebhook[] {
     return this.received.filter(
