@@ -32,16 +32,12 @@ export class WebhookReceiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
+        const at = Date.now();
         const hook: ReceivedWebhook = {
-          at: Date.now(),
+          at,
           headers: req.headers,
           body,
-          verdict: verifyWebhook({
-            secret: this.secret,
-            body,
-            timestamp: req.headers['x-service-timestamp'],
-            signature: req.headers['x-service-signature'],
-          }),
+          verdict: this.judge({ body, headers: req.headers, at }),
           json: JSON.parse(body) as ReceivedWebhook['json'],
         };
         this.received.push(hook);
@@ -65,16 +61,18 @@ export class WebhookReceiver {
    * 400 then, and a retry): `verdict` judged that one by the '' it had, this by the secret.
    */
   badlySigned(): ReceivedWebhook[] {
-    return this.received.filter(
-      (hook) =>
-        !verifyWebhook({
-          secret: this.secret,
-          body: hook.body,
-          timestamp: hook.headers['x-service-timestamp'],
-          signature: hook.headers['x-service-signature'],
-          nowSeconds: Math.floor(hook.at / 1000),
-        }).ok,
-    );
+    return this.received.filter((hook) => !this.judge(hook).ok);
+  }
+
+  /** The documented verification of one delivery with the secret held now, as at its arrival. */
+  private judge({ body, headers, at }: Pick<ReceivedWebhook, 'body' | 'headers' | 'at'>): WebhookVerdict {
+    return verifyWebhook({
+      secret: this.secret,
+      body,
+      timestamp: headers['x-service-timestamp'],
+      signature: headers['x-service-signature'],
+      nowSeconds: Math.floor(at / 1000),
+    });
   }
 
   /** Resolves once `predicate` holds for what arrived, or rejects after `timeoutMs`. */
