@@ -14,6 +14,7 @@ import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import { REST_DOOR_HEADER } from '../contracts/tickets/board-device';
 import { cacheHintOf, type SubgraphCacheHint } from './cache-hint';
 import { isQueryOnly, mayShareFetch, type InflightFetches } from './inflight-fetches';
+import type { RunAheadTicket } from './run-ahead';
 
 /** Headers of the client a subgraph needs to decide who is asking and how to answer. */
 export const FORWARDED_HEADERS = [
@@ -49,6 +50,11 @@ export interface GatewayContext {
     address: string | undefined;
     /** The count of an HTTP request, started as it arrived; graphql-ws counts before it parses. */
     counting?: Promise<RateDecision[]>;
+    /**
+     * A ticket for a query to be sent to its subgraphs before `counting` settles, when the
+     * credential's last count left room (gateway/run-ahead.ts); undefined when it must wait.
+     */
+    runAhead?: () => RunAheadTicket | undefined;
   };
 }
 

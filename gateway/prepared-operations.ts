@@ -45,7 +45,9 @@ import type { CostCheck } from './query-limits';
  * It serves only what it can prove Apollo would answer the same way: a success. Before anything
  * runs, every check the full path makes (variables of the wrong shape, the input guard, the cost,
  * the count) is made with the same functions, and whatever any of them would refuse is handed to
- * Apollo untouched, whose answer it then is; a mutation without a credential (which the full path
+ * Apollo untouched, whose answer it then is; only a query's count may still be on its way while it
+ * runs (gateway/run-ahead.ts), and if it refuses, what ran is dropped and Apollo is handed the
+ * request as if nothing had; a mutation without a credential (which the full path
  * counts a second time, as a page write) goes to Apollo before anything too. Once the executor has
  * run, an answer with errors or extensions is handed to Apollo with the result already in hand
  * (`precomputed`), so Apollo formats it, sets its status and headers and runs every plugin, and
@@ -288,43 +290,32 @@ export class PreparedOperations {
       return { kind: 'apollo' };
     }
     let decisions: readonly RateDecision[] = [];
-    if (client !== undefined) {
+    // A query may go to its subgraphs while its count is on its way (gateway/run-ahead.ts); a
+    // mutation, and a query the credential's last count left no room for, waits for its count.
+    const ahead =
+      client !== undefined && operation.operation === OperationTypeNode.QUERY
+        ? client.runAhead?.()
+        : undefined;
+    if (client !== undefined && ahead === undefined) {
       decisions = (await client.counting) ?? [];
       if (decisions.some((decision) => !decision.allowed)) return { kind: 'apollo' };
     }
-
     const overallCachePolicy = newCachePolicy();
-    // As Apollo hands the request to its gateway: the fields the client sent, no others.
-    const gatewayRequest: GatewayRequestContext['request'] = {};
-    if ('query' in request) gatewayRequest.query = request.query;
-    if ('extensions' in request) gatewayRequest.extensions = request.extensions;
-    if ('operationName' in request) gatewayRequest.operationName = request.operationName;
-    if ('variables' in request) gatewayRequest.variables = request.variables;
-    let result: ExecutionResult;
+    let executed: Executed;
     try {
-      const requestContext: GatewayRequestContext = {
-        request: gatewayRequest,
-        logger: this.checks.logger,
-        schema,
-        schemaHash: undefined as unknown as GatewayRequestContext['schemaHash'],
-        context,
-        cache: undefined as unknown as GatewayRequestContext['cache'],
-        queryHash: prepared.queryHash,
-        document,
-        source: prepared.source,
-        operationName: prepared.operationName,
-        operation,
-        metrics: {},
-        overallCachePolicy,
-        requestIsBatched: false,
-      };
-      result =
-        prepared.single !== undefined && prepared.single !== null
-          ? await this.fetchOnce(prepared.single, requestContext)
-          : await this.executor!(requestContext);
+      executed = { result: await this.execute(prepared, request, context, overallCachePolicy) };
     } catch (thrown) {
-      return handOver(request, prepared, context, { thrown });
+      executed = { thrown };
+    } finally {
+      if (ahead !== undefined) {
+        decisions = (await client!.counting) ?? [];
+        ahead();
+      }
     }
+    // Refused after all: what was fetched is dropped, and Apollo answers the refusal as always.
+    if (decisions.some((decision) => !decision.allowed)) return { kind: 'apollo' };
+    if ('thrown' in executed) return handOver(request, prepared, context, executed);
+    const { result } = executed;
     if ((result.errors !== undefined && result.errors.length > 0) || result.extensions !== undefined) {
       return handOver(request, prepared, context, { result });
     }
@@ -340,6 +331,40 @@ export class PreparedOperations {
       kind: 'answered',
       answer: { headers: answerHeaders, body: `${JSON.stringify({ data: result.data })}\n` },
     };
+  }
+
+  /** Runs a prepared operation through the executor, or as its one fetch (`fetchOnce`). */
+  private execute(
+    prepared: Prepared,
+    request: Eligible,
+    context: GatewayContext,
+    overallCachePolicy: ReturnType<typeof newCachePolicy>,
+  ): Promise<ExecutionResult> {
+    // As Apollo hands the request to its gateway: the fields the client sent, no others.
+    const gatewayRequest: GatewayRequestContext['request'] = {};
+    if ('query' in request) gatewayRequest.query = request.query;
+    if ('extensions' in request) gatewayRequest.extensions = request.extensions;
+    if ('operationName' in request) gatewayRequest.operationName = request.operationName;
+    if ('variables' in request) gatewayRequest.variables = request.variables;
+    const requestContext: GatewayRequestContext = {
+      request: gatewayRequest,
+      logger: this.checks.logger,
+      schema: prepared.schema,
+      schemaHash: undefined as unknown as GatewayRequestContext['schemaHash'],
+      context,
+      cache: undefined as unknown as GatewayRequestContext['cache'],
+      queryHash: prepared.queryHash,
+      document: prepared.document,
+      source: prepared.source,
+      operationName: prepared.operationName,
+      operation: prepared.operation,
+      metrics: {},
+      overallCachePolicy,
+      requestIsBatched: false,
+    };
+    return prepared.single !== undefined && prepared.single !== null
+      ? this.fetchOnce(prepared.single, requestContext)
+      : this.executor!(requestContext);
   }
 
   /**

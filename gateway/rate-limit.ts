@@ -23,6 +23,7 @@ import { sessionTokenOf } from '../contracts/identity/session';
 import { isBoardKey } from '../contracts/tickets/board-device';
 import type { GatewayContext } from './header-forwarding.data-source';
 import type { RunQuery } from './live/live-hub';
+import { RunAhead } from './run-ahead';
 
 /** The budget each kind of credential counts against. */
 const POLICY_OF = {
@@ -86,6 +87,7 @@ export function sentWithoutCredential(headers: GatewayContext['headers']): boole
  */
 export class GatewayRateLimits {
   private readonly isPlatform: (presented: string | undefined) => boolean;
+  private readonly runAhead = new RunAhead();
 
   constructor(private readonly options: GatewayRateLimitOptions) {
     this.isPlatform = internalCredentialCheck(options.acceptedInternalSecrets);
@@ -176,7 +178,8 @@ export class GatewayRateLimits {
    * HTTP `/graphql`: starts counting the request as it arrives and lets it go on meanwhile; the
    * plugin below awaits the count once the operation is known and refuses it there, before it is
    * planned, so the Redis round trip overlaps reading and validating the request instead of
-   * preceding it. Nothing is counted for the platform's own requests.
+   * preceding it (and, for a query the front door's layer B runs, its fetch: gateway/run-ahead.ts).
+   * Nothing is counted for the platform's own requests.
    */
   httpMiddleware(
     headersOf: (req: Parameters<RequestHandler>[0]) => GatewayContext['headers'],
@@ -206,7 +209,16 @@ export class GatewayRateLimits {
     address: string | undefined,
   ): GatewayContext['client'] {
     if (this.isPlatform(internalCredential)) return undefined;
-    return { address, counting: this.counting(headers, address) };
+    // Whatever the request's count is kept under: its credentials, or its address when it has none.
+    const credential = `${address ?? ''}\n${headers.authorization ?? ''}\n${headers['x-api-key'] ?? ''}`;
+    return {
+      address,
+      counting: this.counting(headers, address).then((decisions) => {
+        this.runAhead.learn(credential, decisions);
+        return decisions;
+      }),
+      runAhead: () => this.runAhead.take(credential),
+    };
   }
 
   private counting(headers: GatewayContext['headers'], address: string | undefined): Promise<RateDecision[]> {

@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../../common/config';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { askGraph, bearer, graphData, signUpPerson, type SignedUp } from '../support/graph';
 import { newTicketBranch, type TicketBranch } from '../support/platform';
+import { sampleSum } from '../support/metrics';
 import { startStack, type RunningStack } from '../support/processes';
 import { waitUntil } from '../support/wait';
 
@@ -26,14 +27,6 @@ const CREATE = `mutation Create($input: CreateTicketInput!) {
 }`;
 
 const CONCURRENT = 40;
-
-/** The sum of a family's samples in a scrape whose labels include `having` (all, when omitted). */
-function sampleSum(scrape: string, name: string, having = ''): number {
-  return scrape
-    .split('\n')
-    .filter((line) => (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && line.includes(having))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-}
 
 describe('identical subgraph fetches in flight, over the whole stack', () => {
   let database: TestDatabase;

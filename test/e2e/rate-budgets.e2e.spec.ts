@@ -11,7 +11,8 @@ import {
   platformTemplateId,
   startPlatform,
 } from '../support/platform';
-import { awayFromWindowEdge } from '../support/wait';
+import { scrapedSum } from '../support/metrics';
+import { awayFromWindowEdge, waitUntil } from '../support/wait';
 import { askGraph, bearer, signUpPerson } from '../support/graph';
 
 /** Small quotas, so a test reaches each limit in a handful of requests. */
@@ -154,6 +155,38 @@ describe('one budget per credential, whatever the door: REST, GraphQL over HTTP,
     expect(overRest.status).toBe(429);
     expect(await overRest.json()).toEqual({ message: 'Too Many Attempts.' });
     await ws.client.dispose();
+  });
+
+  it('refuses a query that ran ahead of its count with nothing it fetched, and sends no more of that key ahead', async () => {
+    const { key } = await newTicketBranch(platform.config);
+    const auth = { authorization: `Bearer ${key}` };
+    const query = '{ tickets { total } }';
+    const ticketsFetches = () =>
+      scrapedSum(
+        platform.ports.tickets.metricsPort,
+        'http_server_request_duration_seconds_count',
+        'http_route="/graphql"',
+      );
+    await awayFromWindowEdge();
+    // The gateway learns from these counts that the key has room: its next query may run ahead.
+    for (let i = 1; i <= 4; i += 1) expect((await graphql(query, auth)).status).toBe(200);
+    // The rest of the budget goes through REST, whose counts the gateway does not see.
+    for (let i = 5; i <= TICKETS_QUOTA; i += 1) expect((await rest('/tickets', auth)).status).toBe(200);
+
+    const before = await ticketsFetches();
+    const refused = [];
+    for (let i = 0; i < 5; i += 1) refused.push(await graphql(query, auth));
+    for (const answer of refused) {
+      expect(answer.status).toBe(429);
+      expect(answer.headers.get('ratelimit')).toMatch(/^"tickets";r=0;t=\d+$/);
+      expect(answer.body.data).toBeUndefined();
+      expect(answer.body.errors?.map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
+    }
+    // The first went to the subgraph beside its count; once that count refused, the next four
+    // waited for theirs and were refused before any fetch.
+    await waitUntil(async () => (await ticketsFetches()) > before, 5_000, 'the one fetch ahead recorded');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await ticketsFetches()) - before).toBe(1);
   });
 
   it('counts a CV account’s keys together on both doors, and a REST route of two operations once', async () => {
