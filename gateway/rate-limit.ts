@@ -178,8 +178,7 @@ export class GatewayRateLimits {
    * HTTP `/graphql`: starts counting the request as it arrives and lets it go on meanwhile; the
    * plugin below awaits the count once the operation is known and refuses it there, before it is
    * planned, so the Redis round trip overlaps reading and validating the request instead of
-   * preceding it (and, for a query the front door's layer B runs, its fetch: gateway/run-ahead.ts).
-   * Nothing is counted for the platform's own requests.
+   * preceding it. Nothing is counted for the platform's own requests.
    */
   httpMiddleware(
     headersOf: (req: Parameters<RequestHandler>[0]) => GatewayContext['headers'],
@@ -201,7 +200,8 @@ export class GatewayRateLimits {
 
   /**
    * The client of a request the gateway's front door admitted (gateway/graphql-door.ts), its count
-   * started as `httpMiddleware` starts it; none for the platform's own.
+   * started as `httpMiddleware` starts it, and what it may run ahead of that count
+   * (gateway/run-ahead.ts); none for the platform's own.
    */
   arriving(
     internalCredential: string | undefined,
@@ -209,8 +209,11 @@ export class GatewayRateLimits {
     address: string | undefined,
   ): GatewayContext['client'] {
     if (this.isPlatform(internalCredential)) return undefined;
-    // Whatever the request's count is kept under: its credentials, or its address when it has none.
-    const credential = `${address ?? ''}\n${headers.authorization ?? ''}\n${headers['x-api-key'] ?? ''}`;
+    // What the count is kept under: the credentials a request carries, or its address without any.
+    const { authorization = '' } = headers;
+    const apiKey = headers['x-api-key']?.trim() ?? '';
+    const credential =
+      authorization === '' && apiKey === '' ? `address ${address ?? ''}` : `${authorization}\n${apiKey}`;
     return {
       address,
       counting: this.counting(headers, address).then((decisions) => {
