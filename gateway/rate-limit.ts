@@ -214,10 +214,11 @@ export class GatewayRateLimits {
     const apiKey = headers['x-api-key']?.trim() ?? '';
     const credential =
       authorization === '' && apiKey === '' ? `address ${address ?? ''}` : `${authorization}\n${apiKey}`;
+    const settled = this.runAhead.counting(credential);
     return {
       address,
       counting: this.counting(headers, address).then((decisions) => {
-        this.runAhead.learn(credential, decisions);
+        settled(decisions);
         return decisions;
       }),
       runAhead: () => this.runAhead.take(credential),

@@ -20,17 +20,37 @@ export type RunAheadTicket = () => void;
  * (docs/API-DECISIONS.md, "Counted once"). The count still decides: a query it refuses gets the
  * same 429 and none of what was fetched. What running ahead risks is only subgraph work for an
  * answer that is then dropped, so it is allowed only where the credential's last count in this
- * process left room for every query running ahead, and for at most MAX_AHEAD_PER_CREDENTIAL at
- * once: once a count refuses, nothing of that credential runs ahead until its window has reset.
- * A credential not counted lately, or counted while Redis was away, waits for its count.
+ * process left room, for at most MAX_AHEAD_PER_CREDENTIAL at once: once a count refuses, nothing
+ * of that credential runs ahead until a count shows room again. A credential not counted lately,
+ * or counted while Redis was away, waits for its count.
+ *
+ * It is for one request at a time, where the count's round trip is the client's wait. A query
+ * arriving while another count of its credential is on its way waits too: under load, requests
+ * whose counts come back together send their identical fetches together, and the gateway shares
+ * those (gateway/inflight-fetches.ts); one sent ahead of them would be one fetch more.
  */
 export class RunAhead {
   private readonly rooms = new Map<string, Room>();
+  /** Counts of each credential on their way to Redis. */
+  private readonly unsettled = new Map<string, number>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
+  /** A count of the credential has started: call what it returns with its decisions once settled. */
+  counting(credential: string): (decisions: readonly RateDecision[]) => void {
+    this.unsettled.set(credential, (this.unsettled.get(credential) ?? 0) + 1);
+    return (decisions) => {
+      const left = (this.unsettled.get(credential) ?? 1) - 1;
+      if (left > 0) this.unsettled.set(credential, left);
+      else this.unsettled.delete(credential);
+      this.learn(credential, decisions);
+    };
+  }
+
   /** A ticket to run ahead, or undefined when the query must wait for its count. */
   take(credential: string): RunAheadTicket | undefined {
+    // Its own count may be on its way, no other.
+    if ((this.unsettled.get(credential) ?? 0) > 1) return undefined;
     const room = this.rooms.get(credential);
     if (room === undefined || room.until <= this.now()) return undefined;
     if (room.ahead >= MAX_AHEAD_PER_CREDENTIAL || room.left <= room.ahead) return undefined;
@@ -44,7 +64,7 @@ export class RunAhead {
   }
 
   /** Learns what a settled count of the credential left. */
-  learn(credential: string, decisions: readonly RateDecision[]): void {
+  private learn(credential: string, decisions: readonly RateDecision[]): void {
     let left = Number.POSITIVE_INFINITY;
     let resetSeconds = Number.POSITIVE_INFINITY;
     for (const decision of decisions) {
