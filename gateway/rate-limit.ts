@@ -210,10 +210,11 @@ export class GatewayRateLimits {
   ): GatewayContext['client'] {
     if (this.isPlatform(internalCredential)) return undefined;
     // What the count is kept under: the credentials a request carries, or its address without any.
-    const { authorization = '' } = headers;
-    const apiKey = headers['x-api-key']?.trim() ?? '';
+    const carried = GatewayRateLimits.credentialsOf(headers);
     const credential =
-      authorization === '' && apiKey === '' ? `address ${address ?? ''}` : `${authorization}\n${apiKey}`;
+      carried.length === 0
+        ? `address ${address ?? ''}`
+        : carried.map(([kind, value]) => `${kind} ${value}`).join('\n');
     const settled = this.runAhead.counting(credential);
     return {
       address,
