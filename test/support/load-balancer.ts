@@ -79,11 +79,14 @@ export function haproxyConfig(
     '  timeout http-keep-alive 10s',
     // A live socket is a tunnel once upgraded; it may stay quiet for long between events.
     '  timeout tunnel 1h',
-    '  timeout check 3s',
+    // A check waits its turn behind the requests a busy process already holds, and a replica that
+    // is slow is still serving: only one that answers nothing for this long is counted as failed.
+    // A stopped replica refuses the connection and a draining one answers 503, both at once.
+    '  timeout check 10s',
     '  option httpchk GET /readyz',
     '  http-check expect status 200',
     // Three failed checks in a row take a server out: a replica draining answers 503 at once, so it
-    // is out within a second, while one check slowed by a burst of work takes nobody out.
+    // is out within a second, while checks slowed by a burst of work take nobody out.
     '  default-server check inter 200ms fall 3 rise 2',
     // A request whose server is gone is sent to the other one rather than failed.
     '  option redispatch',
