@@ -99,4 +99,22 @@ describe('countInWindow on a real Redis', () => {
       await new Promise((resolve) => silent.close(resolve));
     }
   });
+
+  it('counts a request whose answer came while the process was kept off the CPU past its allowance', async () => {
+    const name = `${prefix}stalled`;
+    const window = Math.floor(Date.now() / 60_000);
+    const counting = countInWindow(redis, name, 60, 50).then(
+      ({ count }) => count,
+      (error: Error) => error.message,
+    );
+    // The batch goes out on the next turn; then the process is held 200 ms, four allowances, as a
+    // busy machine holds it, while Redis answers into the socket.
+    await new Promise((resolve) => setImmediate(resolve));
+    const heldUntil = Date.now() + 200;
+    while (Date.now() < heldUntil) {
+      // Spinning: no timer and no socket is served until this turn ends.
+    }
+    expect(await counting).toBe(1);
+    expect(await redis.get(`${name}:${window}`)).toBe('1');
+  });
 });

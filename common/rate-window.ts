@@ -49,9 +49,20 @@ class WindowCounts {
       // One timer per batch, not one per request: its counts fail together, as each would alone.
       const failing = batch;
       failing.timer = setTimeout(() => {
-        if (this.waiting === failing) this.waiting = undefined;
-        this.settle(failing, new Error(`no count within ${timeoutMs} ms`));
-        this.release(failing);
+        const giveUp = () => {
+          this.settle(failing, new Error(`no count within ${timeoutMs} ms`));
+          this.release(failing);
+        };
+        if (this.waiting === failing) {
+          // Never sent: no answer can be on its way.
+          this.waiting = undefined;
+          giveUp();
+          return;
+        }
+        // A process kept off the CPU past the allowance runs its due timers before it reads the
+        // sockets, where Redis's answer may have been waiting all along: it is read in this turn's
+        // poll phase, ahead of setImmediate, and only a count still unanswered then fails open.
+        setImmediate(giveUp);
       }, timeoutMs);
     });
   }
