@@ -323,7 +323,8 @@ describe('faults, on a Postgres and a Redis of the test’s own', () => {
       200,
     );
     await expectNothingHalfWritten(outcomes);
-  });
+    // Room for a restart that waits its turn for the CPU (startProcess allows it 60 s).
+  }, 120_000);
 
   it('answers 503 with Retry-After while Postgres restarts, writes nothing by halves, and every process serves again without a restart', async () => {
     const before = pids();
