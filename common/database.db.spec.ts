@@ -3,7 +3,7 @@ import { createTestDatabase, testConfig, type TestDatabase } from '../test/suppo
 import { openSchema, postgresAnswering, type MikroORM, type SchemaModule } from './database';
 
 /** A schema with no tables of its own: the checks only need a pool. */
-const POOL_ONLY: SchemaModule = { schema: 'billing', entities: [], migrations: [] };
+const POOL_ONLY: SchemaModule = { schema: 'billing', entities: [], migrations: () => Promise.resolve([]) };
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();

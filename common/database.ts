@@ -12,29 +12,30 @@ export interface SchemaModule {
   schema: SubgraphName;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- MikroORM's own entity list type
   entities: (EntityClass<any> | EntitySchema)[];
-  migrations: MigrationObject[];
+  /**
+   * Loaded by `migrateSchema` alone: the migrations and the migrator they extend (umzug and its
+   * file globbing) were a third of a serving process's start-up CPU, which only the migrating
+   * process needs. A start is what a rolling restart and a replica replacing a dead one wait on.
+   */
+  migrations: () => Promise<MigrationObject[]>;
 }
 
-/**
- * One MikroORM instance bound to one subgraph's schema; nothing else is visible through it.
- * `extensions` is for `migrateSchema` alone: the migrator (umzug and its file globbing) is a
- * quarter of a serving process's start-up CPU, and only the migrating process needs it.
- */
+/** One MikroORM instance bound to one subgraph's schema; nothing else is visible through it. */
 export async function openSchema(
   config: Config,
   module: SchemaModule,
   logger?: Logger,
-  extensions: NonNullable<Options['extensions']> = [],
+  migrating?: { migrator: NonNullable<Options['extensions']>[number]; list: MigrationObject[] },
 ): Promise<MikroORM> {
   const options: Options = {
     clientUrl: config.databaseUrl,
     schema: module.schema,
     entities: module.entities,
     discovery: { warnWhenNoEntities: false },
-    extensions,
+    extensions: migrating === undefined ? [] : [migrating.migrator],
     migrations: {
       tableName: `${module.schema}.mikro_orm_migrations`,
-      migrationsList: module.migrations,
+      migrationsList: migrating?.list ?? [],
       // Each migration in its own transaction, committed before the next starts, so one that
       // builds an index CONCURRENTLY (outside any transaction) waits on no open migration of ours.
       transactional: true,
@@ -80,8 +81,8 @@ export async function migrateSchema(
   module: SchemaModule,
   logger?: Logger,
 ): Promise<string[]> {
-  const { Migrator } = await import('@mikro-orm/migrations');
-  const orm = await openSchema(config, module, logger, [Migrator]);
+  const [{ Migrator }, list] = await Promise.all([import('@mikro-orm/migrations'), module.migrations()]);
+  const orm = await openSchema(config, module, logger, { migrator: Migrator, list });
   try {
     const applied = await orm.getMigrator().up();
     return applied.map((m) => m.name);

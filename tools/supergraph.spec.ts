@@ -40,7 +40,7 @@ describe('the supergraph', () => {
     }
     const clashing: SubgraphDefinition = {
       name: 'tickets',
-      schemaModule: { schema: 'tickets', entities: [], migrations: [] },
+      schemaModule: { schema: 'tickets', entities: [], migrations: () => Promise.resolve([]) },
       resolvers: [ClashResolver],
       createResolvers: () => [new ClashResolver()],
     };

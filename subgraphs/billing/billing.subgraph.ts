@@ -1,4 +1,3 @@
-import { billingMigrations } from '../../migrations/billing';
 import { AccountBillingResolver } from './account.resolver';
 import { MeterResolver } from './meter.resolver';
 import { BillingAccount } from './account.type';
@@ -39,7 +38,11 @@ export function billingServices(em: EntityManager): BillingServices {
 /** Billing: the plan catalogue, who is subscribed to which plan, and metered usage. */
 export const billingSubgraph: SubgraphDefinition = {
   name: 'billing',
-  schemaModule: { schema: 'billing', entities: [Plan, Subscription], migrations: billingMigrations },
+  schemaModule: {
+    schema: 'billing',
+    entities: [Plan, Subscription],
+    migrations: () => import('../../migrations/billing').then((m) => m.billingMigrations),
+  },
   resolvers: [
     PlanResolver,
     VenueBillingResolver,

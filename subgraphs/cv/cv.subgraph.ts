@@ -1,5 +1,4 @@
 import { CvRenderMetrics } from './render/render-metrics';
-import { cvMigrations } from '../../migrations/cv';
 import type { EntityManager } from '../../common/database';
 import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
 import { PHOTO_BODY_LIMIT } from '../../common/graphql-server';
@@ -110,7 +109,7 @@ export const cvSubgraph: SubgraphDefinition = {
   schemaModule: {
     schema: 'cv',
     entities: [Company, Account, AccountApiKey, Template],
-    migrations: cvMigrations,
+    migrations: () => import('../../migrations/cv').then((m) => m.cvMigrations),
   },
   resolvers: [AccountResolver, CvUserResolver, TemplateResolver, CvResolver, CvExportResolver],
   orphanedTypes: [CvUserType],

@@ -12,7 +12,6 @@ import {
   SESSION_USER_HEADER,
 } from '../../contracts/identity/session';
 import { accessChannel, type AccessChange } from '../../contracts/tickets/access-change';
-import { identityMigrations } from '../../migrations/identity';
 import { IdentityRepository } from './identity.repository';
 import { IdentityResolver } from './identity.resolver';
 import { IdentityService, SignInLimits, type SessionPrincipal } from './identity.service';
@@ -69,7 +68,11 @@ function serviceOf(scope: RequestScope): IdentityService {
 /** Identity: people, their passwords and sessions, and the links mailed to them. */
 export const identitySubgraph: SubgraphDefinition = {
   name: 'identity',
-  schemaModule: { schema: 'identity', entities: [], migrations: identityMigrations },
+  schemaModule: {
+    schema: 'identity',
+    entities: [],
+    migrations: () => import('../../migrations/identity').then((m) => m.identityMigrations),
+  },
   resolvers: [IdentityResolver],
   referenceResolvers: {
     User: {

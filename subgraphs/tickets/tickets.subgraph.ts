@@ -1,5 +1,4 @@
 import { SubgraphClient } from '../../common/subgraph-call';
-import { ticketsMigrations } from '../../migrations/tickets';
 import type { RequestScope, SharedState, SubgraphDefinition } from '../../common/subgraph';
 import { createMailer, type Mailer } from '../../common/mail';
 import { PeopleClient } from '../../contracts/identity/people.client';
@@ -234,7 +233,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
   schemaModule: {
     schema: 'tickets',
     entities: [Venue, Branch, ApiKey, Ticket, OutboxEvent],
-    migrations: ticketsMigrations,
+    migrations: () => import('../../migrations/tickets').then((m) => m.ticketsMigrations),
   },
   resolvers: [
     TicketResolver,

@@ -5,7 +5,6 @@ import { ormPoolState, ProcessMetrics } from '../../../common/metrics';
 import { createLogger } from '../../../common/logger';
 import { stopOnce, type Running } from '../../../common/process';
 import { connectRedis, type Redis } from '../../../common/redis';
-import { ticketsMigrations } from '../../../migrations/tickets';
 import { ApiKey } from '../access';
 import { Ticket } from '../tickets';
 import { Branch, Venue } from '../venues';
@@ -25,7 +24,7 @@ import { WebhookWorker } from './webhook-worker';
 const EVENTS_SCHEMA: SchemaModule = {
   schema: 'tickets',
   entities: [Venue, Branch, ApiKey, Ticket, OutboxEvent],
-  migrations: ticketsMigrations,
+  migrations: () => import('../../../migrations/tickets').then((m) => m.ticketsMigrations),
 };
 
 export interface RunningEvents extends Running {
