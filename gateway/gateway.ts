@@ -268,6 +268,7 @@ export async function startGateway(config: Config): Promise<RunningGateway> {
     config,
     logger,
     accessChanged: graph.accessChanged,
+    ticketsChanged: () => inflight?.dataChanged('tickets'),
   });
   const liveServer = live.server;
   gatewayMetrics.watchLive({

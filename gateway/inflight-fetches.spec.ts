@@ -302,6 +302,32 @@ describe('identical subgraph fetches in flight', () => {
     expect(await three.json()).toEqual(await two.json());
   });
 
+  it("sends anew a fetch made after its subgraph's data changed, and still joins other subgraphs' fetches", async () => {
+    const billing = inflight.fetcher('billing', base);
+    const before = subgraph.seen.length;
+    const key = { authorization: 'Bearer key-a' };
+    const postTo = (to: Fetcher) =>
+      to(`${subgraph.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...key },
+        body: '{"query":"{ plan { key } }"}',
+      });
+    const ticketsFirst = inflight.sharing(() => post(key));
+    const billingFirst = inflight.sharing(() => postTo(billing));
+    await waitUntil(() => subgraph.seen.length - before === 2, 5_000, 'the first fetches');
+    // A live event of a ticket: a read sent before it may not answer one asked after it.
+    inflight.dataChanged('tickets');
+    const ticketsSecond = inflight.sharing(() => post(key));
+    const billingSecond = inflight.sharing(() => postTo(billing));
+    await waitUntil(() => subgraph.seen.length - before === 3, 5_000, 'the tickets fetch sent again');
+    subgraph.release();
+    const answers = await Promise.all([ticketsFirst, ticketsSecond, billingFirst, billingSecond]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    // Two tickets fetches and one billing fetch reached the subgraph; the second billing one joined.
+    expect(subgraph.seen.length - before).toBe(3);
+    expect(joins).toEqual(['billing']);
+  });
+
   it('clears every keyed join made from it on an access announcement, as it does its fetches', async () => {
     const lookUps = inflight.keyed<string>();
     let started = 0;

@@ -116,12 +116,11 @@ export interface InflightFetchesOptions {
  */
 export class InflightFetches {
   private readonly shareable = new AsyncLocalStorage<true>();
-  private readonly fetches: InflightJoin<Settled, Leader>;
+  /** One join per subgraph, so that a change of one subgraph's data ends only its own. */
+  private readonly fetches = new Map<string, InflightJoin<Settled, Leader>>();
   private readonly joins: InflightJoin<unknown, unknown>[] = [];
 
-  constructor(private readonly options: InflightFetchesOptions) {
-    this.fetches = this.keyed<Settled, Leader>();
-  }
+  constructor(private readonly options: InflightFetchesOptions) {}
 
   /**
    * Another keyed join under the same rule, cleared with the fetches' on every announcement (the
@@ -143,16 +142,30 @@ export class InflightFetches {
     for (const join of this.joins) join.accessChanged();
   }
 
+  /**
+   * This process heard that `subgraph`'s data changed (a live event of a ticket): later fetches to
+   * it are sent, not joined to those sent before. A live page subscribes, then refetches what it
+   * missed; its refetch runs once its subscription listens, and without this it could join a read
+   * sent before an event that reached the hub before it joined, and so miss that change twice.
+   */
+  dataChanged(subgraph: string): void {
+    this.fetches.get(subgraph)?.accessChanged();
+  }
+
   /** Fetches in flight now, and public answers held, for tests. */
   get size(): number {
-    return this.fetches.size;
+    let size = 0;
+    for (const join of this.fetches.values()) size += join.size;
+    return size;
   }
 
   /** `fetcher` for one subgraph, joining identical fetches made inside `sharing`. */
   fetcher(subgraph: string, fetcher: Fetcher): Fetcher {
+    const fetches = this.fetches.get(subgraph) ?? this.keyed<Settled, Leader>();
+    this.fetches.set(subgraph, fetches);
     return async (url, init) => {
       if (this.shareable.getStore() !== true) return fetcher(url, init);
-      const { value, joined } = this.fetches.join(
+      const { value, joined } = fetches.join(
         fetchKey(url, init),
         () =>
           fetcher(url, init).then(

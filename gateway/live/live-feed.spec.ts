@@ -13,6 +13,7 @@ function recordingReceivers(sockets: { close(code: number, reason: string): void
     hub: { dispatch: (event: LiveEvent) => got.push(`hub ${event.id}`), subscribers },
     access: { announce: (message: string) => got.push(`access ${message}`) },
     sockets,
+    ticketsChanged: () => got.push('tickets changed'),
     logger,
   };
   return { receivers, got, lines };
@@ -27,7 +28,8 @@ describe('liveFeedHandlers: what the live server does with each message of its R
     handlers.message(liveEventsChannel(PREFIX), eventJson('e1'));
     handlers.message(accessChannel(PREFIX), '{"venueId":7}');
     handlers.message(liveEventsChannel(PREFIX), eventJson('e2'));
-    expect(got).toEqual(['hub e1', 'access {"venueId":7}', 'hub e2']);
+    // Shared tickets reads from before an event end before its subscribers get it.
+    expect(got).toEqual(['tickets changed', 'hub e1', 'access {"venueId":7}', 'tickets changed', 'hub e2']);
   });
 
   it('skips an unreadable event with a warning and goes on with the next', async () => {
@@ -35,7 +37,7 @@ describe('liveFeedHandlers: what the live server does with each message of its R
     const handlers = liveFeedHandlers(PREFIX, receivers);
     handlers.message(liveEventsChannel(PREFIX), '{not json');
     handlers.message(liveEventsChannel(PREFIX), eventJson('e3'));
-    expect(got).toEqual(['hub e3']);
+    expect(got).toEqual(['tickets changed', 'tickets changed', 'hub e3']);
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines.map((line) => line.msg)).toEqual(['unreadable live event']);
   });
@@ -46,7 +48,7 @@ describe('liveFeedHandlers: what the live server does with each message of its R
     handlers.message(liveEventsChannel(PREFIX), eventJson('e4'));
     handlers.message(liveEventsChannel(PREFIX), '{not json');
     handlers.message(accessChannel(PREFIX), '{"venueId":8}');
-    expect(got).toEqual(['access {"venueId":8}']);
+    expect(got).toEqual(['tickets changed', 'tickets changed', 'access {"venueId":8}']);
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines).toEqual([]);
   });

@@ -21,6 +21,8 @@ export interface LiveFeedReceivers {
   access: Pick<LiveAccess, 'announce'>;
   /** Every open socket of the live server, read when the feed is lost. */
   sockets: Iterable<ClosableSocket>;
+  /** Told of each live event heard, before the hub is: a ticket's data changed. */
+  ticketsChanged?: () => void;
   logger: Logger;
 }
 
@@ -37,7 +39,7 @@ export interface LiveFeedReceivers {
  * it missed.
  */
 export function liveFeedHandlers(redisPrefix: string, receivers: LiveFeedReceivers): SubscriptionHandlers {
-  const { hub, access, sockets, logger } = receivers;
+  const { hub, access, sockets, ticketsChanged, logger } = receivers;
   const accessChanges = accessChannel(redisPrefix);
   return {
     message: (channel, message) => {
@@ -45,6 +47,7 @@ export function liveFeedHandlers(redisPrefix: string, receivers: LiveFeedReceive
         access.announce(message);
         return;
       }
+      ticketsChanged?.();
       // Every create and move of every branch comes here; with no subscriber on this process there
       // is nobody to deliver it to, and parsing it was the cost (5% of the gateway's busy time in a
       // profile of creates, where a POS-facing gateway follows nothing).

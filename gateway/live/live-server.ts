@@ -32,6 +32,8 @@ export interface LiveServerOptions {
   logger: Logger;
   /** Told of each access announcement the feed hears, before the sockets it concerns are. */
   accessChanged?: () => void;
+  /** Told of each live event the feed hears, before its subscribers are. */
+  ticketsChanged?: () => void;
 }
 
 export interface RunningLiveServer {
@@ -110,6 +112,7 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
       },
     },
     sockets: wss.clients,
+    ticketsChanged: options.ticketsChanged,
     logger,
   });
   const feed = await feedRef.opening;
