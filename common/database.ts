@@ -14,7 +14,7 @@ export interface SchemaModule {
   entities: (EntityClass<any> | EntitySchema)[];
   /**
    * Loaded by `migrateSchema` alone: the migrations and the migrator they extend (umzug and its
-   * file globbing) were a third of a serving process's start-up CPU, which only the migrating
+   * file globbing) were a quarter of a serving process's start-up CPU, which only the migrating
    * process needs. A start is what a rolling restart and a replica replacing a dead one wait on.
    */
   migrations: () => Promise<MigrationObject[]>;

@@ -72,7 +72,7 @@ export async function startProcess(
   script: string,
   env: NodeJS.ProcessEnv,
   readyUrl: string,
-  // A start is about 1.5 s of CPU; on two cores shared with a test's load and another test file's
+  // A start is 1–2 s of CPU; on two cores shared with a test's load and another test file's
   // fourteen replicas, a slow machine has taken over 20 s of wall time to get it.
   timeoutMs = 60_000,
 ): Promise<PlatformProcess> {
