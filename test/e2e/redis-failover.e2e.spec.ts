@@ -95,7 +95,7 @@ describe('Redis through Sentinel: the master killed under load', () => {
       ...Object.fromEntries(NAMES.map((name) => [PROCESSES[name].portVariable, String(ports[name])])),
     });
     const start = async (name: ProcessName) => {
-      processes[name] = await startProcess(PROCESSES[name].script, env, readyUrl(name), 60_000);
+      processes[name] = await startProcess(PROCESSES[name].script, env, readyUrl(name));
     };
     await Promise.all([start('billing'), start('tickets'), start('events')]);
     await Promise.all([start('gateway'), start('adapter')]);

@@ -139,12 +139,7 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
 
   const start = async (name: ProcessName, phase: Phase, slot: Slot) => {
     const port = slots[name][slot];
-    return startProcess(
-      PROCESSES[name].script,
-      envOf(phase, name, port),
-      `http://127.0.0.1:${port}/readyz`,
-      60_000,
-    );
+    return startProcess(PROCESSES[name].script, envOf(phase, name, port), `http://127.0.0.1:${port}/readyz`);
   };
 
   /**

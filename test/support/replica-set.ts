@@ -28,7 +28,6 @@ export class ReplicaSet {
       this.kind.script,
       { ...this.env, [this.kind.portVariable]: String(this.port(index)) },
       this.readyUrl(index),
-      60_000,
     );
   }
 
