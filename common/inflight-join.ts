@@ -30,8 +30,11 @@ export class InflightJoin<V, Leader = undefined> {
     return this.running.size;
   }
 
-  /** An access announcement arrived: later callers start their own work. */
-  accessChanged(): void {
+  /**
+   * What is under way or held may be from before a change (an access announcement, a write, a live
+   * event): later callers start their own work.
+   */
+  forgetUnderWay(): void {
     this.running.clear();
   }
 

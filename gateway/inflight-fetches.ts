@@ -139,7 +139,7 @@ export class InflightFetches {
 
   /** An access announcement arrived: later fetches are sent, not joined to those sent before. */
   accessChanged(): void {
-    for (const join of this.joins) join.accessChanged();
+    for (const join of this.joins) join.forgetUnderWay();
   }
 
   /**
@@ -149,7 +149,7 @@ export class InflightFetches {
    * sent before an event that reached the hub before it joined, and so miss that change twice.
    */
   dataChanged(subgraph: string): void {
-    this.fetches.get(subgraph)?.accessChanged();
+    this.fetches.get(subgraph)?.forgetUnderWay();
   }
 
   /** Fetches in flight now, and public answers held, for tests. */

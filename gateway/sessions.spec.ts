@@ -93,7 +93,7 @@ describe('SessionResolver', () => {
     sessions.forgetKept();
     expect(await asked(sessions)).toBe(true);
     expect(await asked(sessions)).toBe(false);
-    lookUps.accessChanged();
+    lookUps.forgetUnderWay();
     expect(await asked(sessions)).toBe(true);
     // A live socket's recheck asks identity whatever is kept.
     expect(await asked(sessions, true)).toBe(true);
@@ -123,7 +123,7 @@ describe('SessionResolver', () => {
     const before = identity.received;
     const first = sessions.headersFor(token);
     await waitUntil(() => identity.received - before >= 1, 5_000, 'the first look-up at identity');
-    lookUps.accessChanged();
+    lookUps.forgetUnderWay();
     const second = sessions.headersFor(token);
     await waitUntil(() => identity.received - before >= 2, 5_000, 'a second look-up at identity');
     identity.release('u1');

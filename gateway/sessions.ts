@@ -57,7 +57,7 @@ export class SessionResolver {
 
   /** A session may have ended through this gateway: nothing looked up before now is used again. */
   forgetKept(): void {
-    this.lookUps?.accessChanged();
+    this.lookUps?.forgetUnderWay();
   }
 
   private lookUp(token: string, requestId: string | undefined, fresh: boolean): Promise<Principal> {

@@ -126,7 +126,7 @@ describe('GraphClient sharing identical reads in flight', () => {
     const before = gateway.received.length;
     const first = client.execute(WHO, { id: 1 }, caller('Bearer key-a', 'r1'));
     await waitUntil(() => gateway.received.length - before === 1, 5_000, 'the first call');
-    reads.accessChanged();
+    reads.forgetUnderWay();
     const second = client.execute(WHO, { id: 1 }, caller('Bearer key-a', 'r2'));
     await waitUntil(() => gateway.received.length - before === 2, 5_000, 'the second call');
     gateway.release();

@@ -19,7 +19,7 @@ export class SharedReads {
 
   static async listen(redis: Redis, redisPrefix: string): Promise<SharedReads> {
     const reads = new SharedReads();
-    const forget = () => reads.join.accessChanged();
+    const forget = () => reads.join.forgetUnderWay();
     reads.subscription = await RedisSubscription.open(
       redis,
       'rest-adapter:access',
