@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 names=(typecheck eslint prettier build)
 commands=(
   'npm run -s typecheck'
-  'npx eslint --max-warnings 0 .'
-  'npx prettier --check .'
+  'npm run -s lint:code'
+  'npm run -s lint:format'
   'npm run -s build'
 )
 
