@@ -1,4 +1,6 @@
+import { hashSecret } from '../../common/api-keys';
 import { createLogger } from '../../common/logger';
+import { keyRevoked } from '../../contracts/tickets/access-change';
 import { LiveAccess, type CheckCredential, type CredentialSubject } from './live-access';
 import { FakeSocket } from '../../test/support/fake-socket';
 
@@ -80,6 +82,33 @@ describe('LiveAccess: live sockets by credential, and what an access announcemen
     expect(graph.asked).toEqual(['Bearer ses_x']);
     personGate.write(Buffer.from('p'));
     expect(person.sent).toEqual([]);
+  });
+
+  it('checks only the sockets presenting a revoked key when the announcement carries its fingerprint', async () => {
+    const revoked = new FakeSocket();
+    const sibling = new FakeSocket();
+    const person = new FakeSocket();
+    const revokedGate = access.admit(revoked.asWebSocket(), 'Bearer tk_a', undefined, venue7, access.mark);
+    const siblingGate = access.admit(sibling.asWebSocket(), 'Bearer tk_c', undefined, venue7, access.mark);
+    access.admit(person.asWebSocket(), 'Bearer ses_x', '3', member, access.mark);
+    // What the tickets subgraph announces: the fingerprint of the hash it keeps of tk_a.
+    access.announce(JSON.stringify(keyRevoked(1, 7, hashSecret('tk_a'))));
+    revokedGate.write(Buffer.from('held'));
+    siblingGate.write(Buffer.from('sent'));
+    expect(graph.asked).toEqual(['Bearer tk_a']);
+    expect(sibling.sent).toEqual(['sent']);
+    await graph.answer(null);
+    expect(revoked.closedWith).toBe(4403);
+    expect(revoked.sent).toEqual([]);
+    expect(sibling.closedWith).toBeUndefined();
+    expect(person.closedWith).toBeUndefined();
+  });
+
+  it('reads a key announcement with a malformed fingerprint as its venue’s', () => {
+    access.admit(new FakeSocket().asWebSocket(), 'Bearer tk_a', undefined, venue7, access.mark);
+    access.admit(new FakeSocket().asWebSocket(), 'Bearer tk_c', undefined, venue7, access.mark);
+    access.announce(JSON.stringify({ keyId: 1, venueId: 7, keyFingerprint: 'not hex' }));
+    expect(graph.asked.sort()).toEqual(['Bearer tk_a', 'Bearer tk_c']);
   });
 
   it('checks a person’s boards when their sessions end, and closes the ones that no longer sign in', async () => {

@@ -1,6 +1,10 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from '../../common/logger';
-import type { AccessChange } from '../../contracts/tickets/access-change';
+import {
+  bearerFingerprint,
+  KEY_FINGERPRINT_PATTERN,
+  type AccessChange,
+} from '../../contracts/tickets/access-change';
 import { sendText, type LiveSocket } from './live-wire';
 
 /** WebSocket close codes the live server's access decisions end a socket with. */
@@ -79,12 +83,15 @@ interface CredentialEntry {
   authorization: string;
   branchHeader: string | undefined;
   subject: CredentialSubject;
+  /** What a key's revocation names it by (`keyFingerprint`). */
+  fingerprint: string | undefined;
   sockets: Set<GatedSocket>;
 }
 
 /**
  * Which live sockets each credential holds, and what an access announcement does to them: the
- * sockets it may concern (by venue for a key or a plan, by person for sessions and memberships)
+ * sockets it may concern (by key for a revoked key or device, by venue for a plan, by person for
+ * sessions and memberships)
  * are held at once, when the announcement arrives, and their credential is asked of the graph
  * again; refused ones are closed with 4403 and their held events dropped, the others get them.
  * Revocations are announced before the revoking mutation answers, and Redis delivers messages to
@@ -124,7 +131,13 @@ export class LiveAccess {
     mark: number,
   ): GatedSocket {
     const key = JSON.stringify([authorization, branchHeader ?? null]);
-    const entry = this.credentials.get(key) ?? { authorization, branchHeader, subject, sockets: new Set() };
+    const entry = this.credentials.get(key) ?? {
+      authorization,
+      branchHeader,
+      subject,
+      fingerprint: bearerFingerprint(authorization),
+      sockets: new Set<GatedSocket>(),
+    };
     const gated = new GatedSocket(socket);
     entry.sockets.add(gated);
     this.credentials.set(key, entry);
@@ -164,7 +177,7 @@ export class LiveAccess {
       return;
     }
     for (const [key, entry] of this.credentials) {
-      if (concerns(change, entry.subject)) this.recheck(key, entry, [...entry.sockets]);
+      if (concerns(change, entry)) this.recheck(key, entry, [...entry.sockets]);
     }
   }
 
@@ -192,8 +205,18 @@ export class LiveAccess {
 function parseChange(message: string): AccessChange | undefined {
   try {
     const change = JSON.parse(message) as Partial<
-      Record<'keyId' | 'venueId' | 'displayId' | 'userId', unknown>
+      Record<'keyId' | 'venueId' | 'displayId' | 'userId' | 'keyFingerprint', unknown>
     >;
+    const { keyId, venueId, keyFingerprint } = change;
+    if (
+      typeof keyId === 'number' &&
+      typeof venueId === 'number' &&
+      typeof keyFingerprint === 'string' &&
+      KEY_FINGERPRINT_PATTERN.test(keyFingerprint)
+    ) {
+      return { keyId, venueId, keyFingerprint };
+    }
+    // Without a fingerprint a revoked key is known only by its venue.
     for (const name of ['displayId', 'userId', 'venueId'] as const) {
       const value = change[name];
       if (typeof value === 'number') return { [name]: value } as AccessChange;
@@ -204,9 +227,10 @@ function parseChange(message: string): AccessChange | undefined {
   }
 }
 
-function concerns(change: AccessChange | undefined, subject: CredentialSubject): boolean {
+function concerns(change: AccessChange | undefined, entry: CredentialEntry): boolean {
   if (change === undefined) return true;
-  if ('userId' in change) return subject.userId === change.userId;
-  if ('venueId' in change) return subject.venueId === change.venueId;
+  if ('keyFingerprint' in change) return entry.fingerprint === change.keyFingerprint;
+  if ('userId' in change) return entry.subject.userId === change.userId;
+  if ('venueId' in change) return entry.subject.venueId === change.venueId;
   return false;
 }

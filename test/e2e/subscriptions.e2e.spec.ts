@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { createClient, type Client } from 'graphql-ws';
+import { Redis } from 'ioredis';
 import WebSocket from 'ws';
+import { accessChannel, bearerFingerprint } from '../../contracts/tickets/access-change';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import {
@@ -270,19 +272,43 @@ describe('live ticket subscriptions over graphql-ws, fed through Redis, on real 
     }
   });
 
-  it('closes the sockets of a key once it is revoked', async () => {
+  it('closes the sockets of a key once it is revoked, named by its fingerprint so the venue’s other credentials are not checked again', async () => {
     const doomed = await newTicketBranch(platform.config);
-    const socket = new WebSocket(wsUrl(platform.gatewayUrl), 'graphql-transport-ws');
-    await once(socket, 'open');
-    socket.send(
-      JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${doomed.key}` } }),
-    );
-    const [ack] = (await once(socket, 'message')) as [Buffer];
-    expect(JSON.parse(ack.toString())).toEqual({ type: 'connection_ack' });
-    const closed = once(socket, 'close') as Promise<[number, Buffer]>;
-    await admin(platform.config, 'key', 'revoke', '--id', String(doomed.keyId));
-    const [code] = await closed;
-    expect(code).toBe(4403);
+    const listener = new Redis(platformEnv(platform.config).REDIS_URL!);
+    const announced: string[] = [];
+    listener.on('message', (_channel: string, message: string) => announced.push(message));
+    await listener.subscribe(accessChannel(platform.config.redisPrefix));
+    try {
+      const socket = new WebSocket(wsUrl(platform.gatewayUrl), 'graphql-transport-ws');
+      await once(socket, 'open');
+      socket.send(
+        JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${doomed.key}` } }),
+      );
+      const [ack] = (await once(socket, 'message')) as [Buffer];
+      expect(JSON.parse(ack.toString())).toEqual({ type: 'connection_ack' });
+      const closed = once(socket, 'close') as Promise<[number, Buffer]>;
+      const printed = await admin<Record<string, unknown>>(
+        platform.config,
+        'key',
+        'revoke',
+        '--id',
+        String(doomed.keyId),
+      );
+      // The operator sees the key and when it was revoked, not what the processes were told.
+      expect(Object.keys(printed).sort()).toEqual(['id', 'revoked_at']);
+      const [code] = await closed;
+      expect(code).toBe(4403);
+      const revocation = () =>
+        announced.map((m) => JSON.parse(m) as { keyId?: number }).find((c) => c.keyId === doomed.keyId);
+      await waitUntil(() => revocation() !== undefined, 10_000, 'the revocation announced');
+      expect(revocation()).toEqual({
+        keyId: doomed.keyId,
+        venueId: doomed.venueId,
+        keyFingerprint: bearerFingerprint(`Bearer ${doomed.key}`),
+      });
+    } finally {
+      listener.disconnect();
+    }
   });
 
   it('runs queries sent over the socket through the gateway', async () => {

@@ -3,7 +3,6 @@ import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
 import { billingServices } from '../../subgraphs/billing/billing.subgraph';
 import {
   announceAccessChange,
-  ApiKeyRepository,
   ApiKeyService,
   parseScopes,
   TICKET_SCOPES,
@@ -157,16 +156,11 @@ export const ticketsCommands: CommandSpec[] = [
     flags: { id: { description: 'API key id.', type: 'integer', required: true } },
     async run(flags, context) {
       const em = await context.em('tickets');
-      const revoked = await new ApiKeyService(em).revoke(id(flags, 'id'));
-      // A key found by id has a branch, and the branch a venue (foreign keys).
-      const venueId = (await new ApiKeyRepository(em).venueOfKey(revoked.id))!;
+      const { announcement, ...revoked } = await new ApiKeyService(em).revoke(id(flags, 'id'));
       // Processes that cached the key forget it now (their TTL covers a missed announcement), and
-      // live sockets of its venue are checked again.
-      await announceAccessChange(await context.redis(), context.config.redisPrefix, {
-        keyId: revoked.id,
-        venueId,
-      });
-      await audit(context, venueId, 'api_key.revoked', `api_key:${revoked.id}`);
+      // live sockets presenting it are checked again.
+      await announceAccessChange(await context.redis(), context.config.redisPrefix, announcement);
+      await audit(context, announcement.venueId, 'api_key.revoked', `api_key:${revoked.id}`);
       return revoked;
     },
   },

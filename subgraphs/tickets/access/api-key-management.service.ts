@@ -61,8 +61,8 @@ export class VenueApiKeys {
     const venueId = keyId === null ? null : await this.repository.venueOfKey(keyId);
     if (keyId === null || venueId === null) throw new NotFoundError(say('venue.key_not_found'));
     await this.roles.requireOr(venueId, 'manage', say('venue.key_not_found'));
-    await this.keys.revoke(keyId);
-    await this.announce({ keyId, venueId });
+    const { announcement } = await this.keys.revoke(keyId);
+    await this.announce(announcement);
     await this.roles.audit(venueId, 'api_key.revoked', `api_key:${keyId}`);
     return { keyId, venueId };
   }

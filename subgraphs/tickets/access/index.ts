@@ -8,6 +8,6 @@ export { ApiKeyRepository } from './api-key.repository';
 export { ApiKeyService, parseScopes, type IssuedKey, type Principal } from './api-key.service';
 export { AccessCache, announceAccessChange } from './access-cache';
 export { VenuePlanClient, type VenueEntitlements } from './venue-plan.client';
-export { TicketAccess, bearerKey, type IntegrationFeature, type TicketCredentials } from './ticket-access';
+export { TicketAccess, type IntegrationFeature, type TicketCredentials } from './ticket-access';
 export { VenueApiKeys } from './api-key-management.service';
 export { VenueApiKeysResolver } from './api-key-management.resolver';

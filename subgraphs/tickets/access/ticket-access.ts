@@ -2,6 +2,7 @@ import { ForbiddenError, PaymentRequiredError, UnauthenticatedError } from '../.
 import type { TicketScope } from './api-key.entity';
 import type { AccessCache } from './access-cache';
 import { hashApiKey } from '../../../common/api-keys';
+import { bearerKey } from '../../../contracts/tickets/access-change';
 import type { ApiKeyService, Principal } from './api-key.service';
 import type { VenueEntitlements, VenuePlanClient } from './venue-plan.client';
 
@@ -33,12 +34,6 @@ const PLAN_WITHOUT_API = 'Your plan does not include API access. Upgrade to Grow
 export interface MemberLookup {
   branchVenue(branchId: number): Promise<number | null>;
   roleOf(venueId: number, userId: number): Promise<string | null>;
-}
-
-/** The credential of a request: `Authorization: Bearer <key>`. */
-export function bearerKey(authorization: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  return match?.[1];
 }
 
 /**

@@ -168,16 +168,19 @@ export class BoardRepository {
     return row === undefined ? null : deviceOf(row);
   }
 
-  /** Revokes a device and any pairing code of it still waiting. */
-  async revokeDevice(id: number): Promise<void> {
-    await this.em.execute(
-      `update tickets.api_keys set revoked_at = coalesce(revoked_at, now()) where id = ? and kind = 'board'`,
+  /** Revokes a device and any pairing code of it still waiting; the hash of its key, to announce. */
+  async revokeDevice(id: number): Promise<Buffer> {
+    const rows = await this.em.execute<{ key_hash: Buffer }[]>(
+      `update tickets.api_keys set revoked_at = coalesce(revoked_at, now()) where id = ? and kind = 'board'
+        returning key_hash`,
       [id],
     );
     await this.em.execute(
       `update tickets.board_pairings set used_at = coalesce(used_at, now()) where api_key_id = ?`,
       [id],
     );
+    // The device was found by id before this, and devices are revoked, never deleted.
+    return rows[0]!.key_hash;
   }
 
   async createDisplay(

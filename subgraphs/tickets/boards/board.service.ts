@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError, type FieldMessages } from '../../../com
 import { parseRecordId } from '../../../common/input.rules';
 import type { TextLanguage } from '../../../common/language';
 import { say } from '../../../common/messages';
-import type { AccessChange } from '../../../contracts/tickets/access-change';
+import { keyRevoked, type AccessChange } from '../../../contracts/tickets/access-change';
 import { BOARD_KEY_PREFIX } from '../../../contracts/tickets/board-device';
 import type {
   BoardDevice,
@@ -125,8 +125,8 @@ export class BoardService {
 
   async revokeBoardDevice(id: string): Promise<BoardDevice> {
     const device = await this.managedDevice(id);
-    await this.boards.revokeDevice(device.id);
-    await this.outside.announce({ keyId: device.id, venueId: device.venueId });
+    const keyHash = await this.boards.revokeDevice(device.id);
+    await this.outside.announce(keyRevoked(device.id, device.venueId, keyHash));
     await this.roles.audit(device.venueId, 'board_device.revoked', `board_device:${device.id}`);
     return (await this.boards.device(device.id))!;
   }
