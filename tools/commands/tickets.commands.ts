@@ -1,8 +1,10 @@
 import { SubgraphClient } from '../../common/subgraph-call';
 import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
+import { keyRevoked } from '../../contracts/tickets/access-change';
 import { billingServices } from '../../subgraphs/billing/billing.subgraph';
 import {
   announceAccessChange,
+  ApiKeyRepository,
   ApiKeyService,
   parseScopes,
   TICKET_SCOPES,
@@ -156,11 +158,17 @@ export const ticketsCommands: CommandSpec[] = [
     flags: { id: { description: 'API key id.', type: 'integer', required: true } },
     async run(flags, context) {
       const em = await context.em('tickets');
-      const { announcement, ...revoked } = await new ApiKeyService(em).revoke(id(flags, 'id'));
+      const { keyHash, ...revoked } = await new ApiKeyService(em).revoke(id(flags, 'id'));
+      // A key found by id has a branch, and the branch a venue (foreign keys).
+      const venueId = (await new ApiKeyRepository(em).venueOfKey(revoked.id))!;
       // Processes that cached the key forget it now (their TTL covers a missed announcement), and
       // live sockets presenting it are checked again.
-      await announceAccessChange(await context.redis(), context.config.redisPrefix, announcement);
-      await audit(context, announcement.venueId, 'api_key.revoked', `api_key:${revoked.id}`);
+      await announceAccessChange(
+        await context.redis(),
+        context.config.redisPrefix,
+        keyRevoked(revoked.id, venueId, keyHash),
+      );
+      await audit(context, venueId, 'api_key.revoked', `api_key:${revoked.id}`);
       return revoked;
     },
   },

@@ -2,7 +2,7 @@ import type { EntityManager } from '../../../common/database';
 import { NotFoundError } from '../../../common/errors';
 import { parseRecordId } from '../../../common/input.rules';
 import { say } from '../../../common/messages';
-import type { AccessChange } from '../../../contracts/tickets/access-change';
+import { keyRevoked, type AccessChange } from '../../../contracts/tickets/access-change';
 import { MembershipRepository, type VenueRoles } from '../venues';
 import type { TicketScope } from './api-key.entity';
 import { ApiKeyRepository, type VenueApiKey } from './api-key.repository';
@@ -61,8 +61,8 @@ export class VenueApiKeys {
     const venueId = keyId === null ? null : await this.repository.venueOfKey(keyId);
     if (keyId === null || venueId === null) throw new NotFoundError(say('venue.key_not_found'));
     await this.roles.requireOr(venueId, 'manage', say('venue.key_not_found'));
-    const { announcement } = await this.keys.revoke(keyId);
-    await this.announce(announcement);
+    const { keyHash } = await this.keys.revoke(keyId);
+    await this.announce(keyRevoked(keyId, venueId, keyHash));
     await this.roles.audit(venueId, 'api_key.revoked', `api_key:${keyId}`);
     return { keyId, venueId };
   }

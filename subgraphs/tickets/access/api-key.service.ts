@@ -5,7 +5,6 @@ import { TICKET_SCOPES, type TicketScope } from './api-key.entity';
 import { ApiKeyRepository } from './api-key.repository';
 import { checkName, VenueRepository } from '../venues';
 import { say } from '../../../common/messages';
-import { keyRevoked, type KeyRevoked } from '../../../contracts/tickets/access-change';
 
 /** Every key starts with this, so a leaked one is recognisable in logs and scanners. */
 const KEY_PREFIX = 'tk_';
@@ -93,19 +92,13 @@ export class ApiKeyService {
     };
   }
 
-  /** Revokes a key; `announcement` is what to tell every process that may have cached it. */
-  async revoke(id: number): Promise<{ id: number; revoked_at: string; announcement: KeyRevoked }> {
+  /** Revokes a key; with the hash kept of it, by which its revocation is announced (`keyRevoked`). */
+  async revoke(id: number): Promise<{ id: number; revoked_at: string; keyHash: Buffer }> {
     const apiKey = await this.keys.find(id);
     if (apiKey === null) throw new NotFoundError(`API key ${id} not found.`);
     apiKey.revokedAt ??= new Date();
     await this.keys.save(apiKey);
-    // A key has a branch, and the branch a venue (foreign keys).
-    const venueId = (await this.keys.venueOfKey(id))!;
-    return {
-      id,
-      revoked_at: apiKey.revokedAt.toISOString(),
-      announcement: keyRevoked(id, venueId, apiKey.keyHash),
-    };
+    return { id, revoked_at: apiKey.revokedAt.toISOString(), keyHash: apiKey.keyHash };
   }
 
   /** The principal of a live key, or null for an unknown or revoked one. */
