@@ -91,9 +91,9 @@ interface CredentialEntry {
 /**
  * Which live sockets each credential holds, and what an access announcement does to them: the
  * sockets it may concern (by key for a revoked key or device, by venue for a plan, by person for
- * sessions and memberships)
- * are held at once, when the announcement arrives, and their credential is asked of the graph
- * again; refused ones are closed with 4403 and their held events dropped, the others get them.
+ * sessions and memberships) are held at once, when the announcement arrives, and their credential
+ * is asked of the graph again; refused ones are closed with 4403 and their held events dropped, the
+ * others get them.
  * Revocations are announced before the revoking mutation answers, and Redis delivers messages to
  * this process in the order they were published, so an event caused after the answer arrives after
  * the hold. A display is closed at once (4205): its token is checked when its screen reconnects.
