@@ -17,13 +17,13 @@ export type AccessChange = KeyRevoked | { venueId: number } | { displayId: numbe
 
 /**
  * A revoked key or board device. The fingerprint lets the gateway recheck only the live sockets
- * that present this key, not every credential of the venue; an announcement without one (from an
- * older process) concerns the whole venue.
+ * that present this key, not every credential of the venue. Every process announces one; the
+ * gateway reads an announcement without a valid one (from an older process) as its venue's.
  */
 export interface KeyRevoked {
   keyId: number;
   venueId: number;
-  keyFingerprint?: string;
+  keyFingerprint: string;
 }
 
 /**
