@@ -235,8 +235,12 @@ export const MESSAGES = {
   // Rate limits (common/rate-budget.ts and the documents' own wording).
   'rate.too_many_attempts': { en: 'Too Many Attempts.', ar: 'محاولات كثيرة جداً. أعد المحاولة لاحقاً.' },
   'rate.limit': {
-    en: 'Too many requests: the limit is {quota} a minute per {per}. Retry in {wait} seconds.',
-    ar: 'طلبات كثيرة جداً: الحد {quota} طلباً في الدقيقة لكل {per}. أعد المحاولة بعد {wait} ثانية.',
+    en: 'Too many requests: the limit is {quota} a minute per {per}, each root field of an operation counting as one. Retry in {wait} seconds.',
+    ar: 'طلبات كثيرة جداً: الحد {quota} طلباً في الدقيقة لكل {per}، ويُحسب كل حقل جذري في العملية طلباً. أعد المحاولة بعد {wait} ثانية.',
+  },
+  'auth.malformed': {
+    en: 'Unauthenticated: the Authorization header must be "Bearer" followed by one key or session token.',
+    ar: 'غير مصادق: يجب أن تحوي الترويسة Authorization كلمة "Bearer" يتبعها مفتاح واحد أو رمز جلسة واحد.',
   },
   'rate.per.tickets': { en: 'key', ar: 'مفتاح' },
   'rate.per.cv': { en: 'account', ar: 'حساب' },

@@ -156,6 +156,7 @@ const configSchema = z.object({
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1).default(2_000),
   GRAPHQL_MAX_DIRECTIVES: z.coerce.number().int().min(0).default(10),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(10_000),
+  GRAPHQL_MAX_MUTATION_FIELDS: z.coerce.number().int().min(1).default(15),
   CHROMIUM_PATH: z.string().min(1).default('/usr/bin/chromium'),
   RENDER_POOL_SIZE: z.coerce.number().int().min(1).max(32).default(2),
   RENDER_MAX_JOBS_PER_BROWSER: z.coerce.number().int().min(1).default(500),
@@ -319,6 +320,8 @@ export interface Config {
     maxDirectives: number;
     /** Each field costs 1; a list multiplies what it selects by its page size. */
     maxCost: number;
+    /** Root fields of one mutation, aliases counting. */
+    maxMutationFields: number;
   };
   /** The CV service's PDF renderer: one Chromium per process and a pool of its pages. */
   render: {
@@ -516,6 +519,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: raw.GRAPHQL_MAX_TOKENS,
       maxDirectives: raw.GRAPHQL_MAX_DIRECTIVES,
       maxCost: raw.GRAPHQL_MAX_COST,
+      maxMutationFields: raw.GRAPHQL_MAX_MUTATION_FIELDS,
     },
     render: {
       chromiumPath: raw.CHROMIUM_PATH,

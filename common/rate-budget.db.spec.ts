@@ -6,9 +6,12 @@ import pino from 'pino';
 import { freePorts } from '../test/support/processes';
 import { awayFromWindowEdge, waitUntil } from '../test/support/wait';
 import {
+  CredentialBudgets,
   KnownCredentials,
   rateLimitHeaders,
   RateBudgets,
+  ratePolicies,
+  refusalOf,
   ticketKeyIdentity,
   type RatePolicy,
 } from './rate-budget';
@@ -52,7 +55,7 @@ describe('RateBudgets on a real Redis', () => {
     const budgets = new RateBudgets(redis, prefix, recordingLogger().logger, {
       refused: (decision) => refused.push(decision.policy.name),
     });
-    const who = ticketKeyIdentity('Bearer tk_spec');
+    const who = ticketKeyIdentity('tk_spec');
     const decisions = [];
     for (let i = 0; i < 4; i += 1) decisions.push(await budgets.take(POLICY, who));
     expect(refused).toEqual(['tickets']);
@@ -67,14 +70,14 @@ describe('RateBudgets on a real Redis', () => {
     expect(headers.RateLimit).toMatch(/^"tickets";r=0;t=\d+$/);
     expect(Number(headers['Retry-After'])).toBeGreaterThan(0);
     // Another identity has its own count.
-    expect((await budgets.take(POLICY, ticketKeyIdentity('Bearer tk_other'))).remaining).toBe(2);
+    expect((await budgets.take(POLICY, ticketKeyIdentity('tk_other'))).remaining).toBe(2);
   });
 
   it('counts requests of one event-loop turn together, each exactly once, and lets Redis forget the window', async () => {
     await awayFromWindowEdge(60, 5);
     const budgets = new RateBudgets(redis, prefix, recordingLogger().logger);
-    const who = ticketKeyIdentity('Bearer tk_together');
-    const other = ticketKeyIdentity('Bearer tk_together_other');
+    const who = ticketKeyIdentity('tk_together');
+    const other = ticketKeyIdentity('tk_together_other');
     const decisions = await Promise.all([
       ...Array.from({ length: 5 }, () => budgets.take(POLICY, who)),
       budgets.take(POLICY, other),
@@ -112,8 +115,112 @@ describe('RateBudgets on a real Redis', () => {
     expect(await new KnownCredentials(redis, prefix).recall('cv', 'cv_key_a')).toBe('account:7');
     // A lookup that could not tell is not remembered.
     const failing = () => Promise.reject(new Error('gateway away'));
-    expect(await known.of('tickets', 'Bearer tk_x', failing)).toBeNull();
-    expect(await known.recall('tickets', 'Bearer tk_x')).toBeUndefined();
+    expect(await known.of('tickets', 'tk_x', failing)).toBeNull();
+    expect(await known.recall('tickets', 'tk_x')).toBeUndefined();
+  });
+
+  it('counts an operation’s units in one window, each count of a turn taking its own place among them', async () => {
+    await awayFromWindowEdge(60, 5);
+    const policy: RatePolicy = { name: 'boards', quota: 20, windowSeconds: 60 };
+    const budgets = new RateBudgets(redis, prefix, recordingLogger().logger);
+    const who = ticketKeyIdentity(`bd_units_${randomUUID()}`);
+    expect((await budgets.take(policy, who, 15)).remaining).toBe(5);
+    const together = await Promise.all([budgets.take(policy, who, 3), budgets.take(policy, who)]);
+    expect(together.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+    ]);
+    const refused = await budgets.take(policy, who, 2);
+    expect([refused.allowed, refused.remaining]).toEqual([false, 0]);
+    const [key] = (await redis.keys(`${prefix}ratelimit:boards:${who}:*`)) as [string];
+    expect(Number(await redis.get(key))).toBe(21);
+  });
+});
+
+describe('CredentialBudgets on a real Redis', () => {
+  let redis: Redis;
+  const prefix = `test:credential-budgets:${randomUUID()}:`;
+  const policies = ratePolicies({
+    ticketsRateLimit: 5,
+    boardRateLimit: 4,
+    cvRateLimit: 5,
+    sessionRateLimit: 5,
+    publicRateLimit: 6,
+    publicWriteRateLimit: 3,
+  });
+
+  beforeAll(async () => {
+    redis = await connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'credential-budgets-spec');
+  });
+
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  /** Budgets whose graph knows `known` keys, and counts what it was asked. */
+  function budgetsKnowing(known: readonly string[]) {
+    const asked: string[] = [];
+    const counts = new CredentialBudgets(
+      new RateBudgets(redis, prefix, recordingLogger().logger),
+      new KnownCredentials(redis, prefix),
+      policies,
+      (kind, credential) => {
+        asked.push(credential);
+        return Promise.resolve(known.includes(credential) ? ticketKeyIdentity(credential) : null);
+      },
+    );
+    return { counts, asked };
+  }
+
+  it('counts a known key as itself, asking the graph once', async () => {
+    await awayFromWindowEdge(60, 5);
+    const key = `tk_${randomUUID()}`;
+    const { counts, asked } = budgetsKnowing([key]);
+    const presented = [{ kind: 'tickets' as const, credential: key }];
+    const remaining: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const decisions = await counts.take(presented, '198.51.100.20');
+      remaining.push(decisions.map((d) => `${d.policy.name} ${d.remaining}`).join(', '));
+    }
+    // The first sight also counts the address, for the look-up.
+    expect(remaining).toEqual(['public 5, tickets 4', 'tickets 3', 'tickets 2', 'tickets 1', 'tickets 0']);
+    expect(refusalOf(await counts.take(presented, '198.51.100.20'))?.policy.name).toBe('tickets');
+    expect(asked).toEqual([key]);
+  });
+
+  it('counts invented keys against their address, until the address is refused before any look-up', async () => {
+    await awayFromWindowEdge(60, 5);
+    const { counts, asked } = budgetsKnowing([]);
+    const address = `198.51.100.${Math.floor(Math.random() * 200) + 21}`;
+    for (let i = 1; i <= 6; i += 1) {
+      const decisions = await counts.take([{ kind: 'tickets', credential: `tk_${randomUUID()}` }], address);
+      expect(decisions.map((d) => [d.policy.name, d.remaining])).toEqual([['public', 6 - i]]);
+    }
+    const refused = await counts.take([{ kind: 'tickets', credential: `tk_${randomUUID()}` }], address);
+    expect(refusalOf(refused)?.policy.name).toBe('public');
+    expect(asked).toHaveLength(6);
+    // A refused credential met again is the address's too, without asking again.
+    expect(
+      refusalOf(await counts.takeUnknown([{ kind: 'tickets', credential: asked[0]! }], address))?.policy.name,
+    ).toBe('public');
+    expect(asked).toHaveLength(6);
+  });
+
+  it('counts an operation’s units against the key, and a refused key’s units against its address', async () => {
+    await awayFromWindowEdge(60, 5);
+    const key = `bd_${randomUUID()}`;
+    const { counts } = budgetsKnowing([key]);
+    const address = `203.0.113.${Math.floor(Math.random() * 200) + 21}`;
+    const first = await counts.take([{ kind: 'board', credential: key }], address, 3);
+    // The first sight counts the address once for the look-up, and the key for the work.
+    expect(first.map((d) => [d.policy.name, d.remaining])).toEqual([
+      ['public', 5],
+      ['boards', 1],
+    ]);
+    const invented = await counts.take([{ kind: 'board', credential: `bd_${randomUUID()}` }], address, 3);
+    expect(invented.map((d) => [d.policy.name, d.remaining])).toEqual([['public', 2]]);
   });
 });
 

@@ -55,9 +55,13 @@ export function ratePolicies(
   };
 }
 
-/** A ticket key is counted by the SHA-256 of the header that carries it, never by the key itself. */
-export function ticketKeyIdentity(authorization: string): string {
-  return `key:${createHash('sha256').update(authorization).digest('hex')}`;
+/**
+ * A ticket key is counted by its SHA-256, never by the key itself, and never by the text of the
+ * header that carried it: `key` is the credential as read once (contracts/authorization.ts), so
+ * every spelling of one header counts as the one key.
+ */
+export function ticketKeyIdentity(key: string): string {
+  return `key:${createHash('sha256').update(key).digest('hex')}`;
 }
 
 /** A signed-in person is counted as themselves, whichever of their sessions they use. */
@@ -106,13 +110,15 @@ export class RateBudgets {
     private readonly observer: RateBudgetObserver = {},
   ) {}
 
-  async take(policy: RatePolicy, who: string): Promise<RateDecision> {
+  /** Counts `units` of work (an operation's root fields) against one budget; a request is one. */
+  async take(policy: RatePolicy, who: string, units = 1): Promise<RateDecision> {
     try {
       const { count, ttl } = await countInWindow(
         this.redis,
         `${this.redisPrefix}ratelimit:${policy.name}:${who}`,
         policy.windowSeconds,
         COUNT_TIMEOUT_MS,
+        units,
       );
       const decision = {
         policy,
@@ -130,10 +136,10 @@ export class RateBudgets {
   }
 
   /** Counts against every budget given; refused when any is over. */
-  async takeAll(budgets: readonly { policy: RatePolicy; who: string }[]): Promise<RateDecision[]> {
+  async takeAll(budgets: readonly { policy: RatePolicy; who: string }[], units = 1): Promise<RateDecision[]> {
     // A request carries one credential almost always: no Promise.all for it.
-    if (budgets.length === 1) return [await this.take(budgets[0]!.policy, budgets[0]!.who)];
-    return Promise.all(budgets.map(({ policy, who }) => this.take(policy, who)));
+    if (budgets.length === 1) return [await this.take(budgets[0]!.policy, budgets[0]!.who, units)];
+    return Promise.all(budgets.map(({ policy, who }) => this.take(policy, who, units)));
   }
 
   private warnFailOpen(error: unknown): void {
@@ -145,6 +151,18 @@ export class RateBudgets {
       'rate limits are not enforced: their counts in Redis cannot be reached (failing open)',
     );
   }
+}
+
+/**
+ * `later` in place of the decisions of the same budgets in `earlier`: what a request's headers
+ * report once more of its work has been counted.
+ */
+export function laterDecisions(
+  earlier: readonly RateDecision[],
+  later: readonly RateDecision[],
+): RateDecision[] {
+  const replaced = new Set(later.map((decision) => decision.policy.name));
+  return [...earlier.filter((decision) => !replaced.has(decision.policy.name)), ...later];
 }
 
 /** The first refusal among decisions, if any. */
@@ -206,7 +224,8 @@ export type CredentialKind = 'tickets' | 'board' | 'cv' | 'session';
  * one count), a session as its person (`user:<id>`, so signing in again starts no new count), and
  * a credential the graph refuses as nothing (null): its requests count against
  * the client address, so inventing credentials cannot escape the per-address budget. The answer is
- * kept in Redis, shared by every replica of both doors, and briefly in the process.
+ * kept in Redis, shared by every replica of both doors, and briefly in the process. A credential is
+ * the one a header presents as read once (contracts/credentials.ts), never the header's text.
  */
 export class KnownCredentials {
   private readonly memory = new Map<string, { who: string | null; until: number }>();
@@ -265,5 +284,82 @@ export class KnownCredentials {
   private keep(slot: string, who: string | null): void {
     if (this.memory.size >= MEMORY_MAX) this.memory.clear();
     this.memory.set(slot, { who, until: Date.now() + MEMORY_MS });
+  }
+}
+
+/** The budget each kind of credential counts against. */
+const POLICY_OF = {
+  tickets: 'tickets',
+  board: 'boards',
+  cv: 'cv',
+  session: 'people',
+} as const satisfies Record<CredentialKind, keyof ReturnType<typeof ratePolicies>>;
+
+/**
+ * Who a credential is, asked of the graph: its budget identity, null when the graph refuses it, a
+ * throw when the graph cannot tell (contracts/credentials.ts reads the answer).
+ */
+export type CredentialLookup = (kind: CredentialKind, credential: string) => Promise<string | null>;
+
+/**
+ * The platform's budgets as every door applies them (docs/ARCHITECTURE.md, "Limits on every
+ * door"): a request counts against the budget of each credential it presents (as read once, by
+ * kind), or of its client address when it presents none the graph knows. A credential not seen
+ * lately is looked up only after the address has been counted, so inventing credentials costs what
+ * anonymous requests do, on the REST adapter as on the gateway.
+ */
+export class CredentialBudgets {
+  constructor(
+    private readonly budgets: RateBudgets,
+    private readonly credentials: KnownCredentials,
+    private readonly policies: ReturnType<typeof ratePolicies>,
+    private readonly lookup: CredentialLookup,
+  ) {}
+
+  /**
+   * Counts `units` of work for a request presenting `presented` from `address`. The first sight of
+   * a credential counts the address once more, for the look-up it costs.
+   */
+  async take(
+    presented: readonly { kind: CredentialKind; credential: string }[],
+    address: string | undefined,
+    units = 1,
+  ): Promise<RateDecision[]> {
+    const byAddress = { policy: this.policies.public, who: addressIdentity(address) };
+    const looked: RateDecision[] = [];
+    const counted: { policy: RatePolicy; who: string }[] = [];
+    for (const { kind, credential } of presented) {
+      let who = await this.credentials.recall(kind, credential);
+      if (who === undefined) {
+        if (looked.length === 0) {
+          looked.push(await this.budgets.take(byAddress.policy, byAddress.who));
+          if (refusalOf(looked) !== undefined) return looked;
+        }
+        who = await this.credentials.of(kind, credential, () => this.lookup(kind, credential));
+      }
+      if (who !== null) counted.push({ policy: this.policies[POLICY_OF[kind]], who });
+    }
+    if (counted.length > 0) return [...looked, ...(await this.budgets.takeAll(counted, units))];
+    // Nothing the graph knows: the work is the address's, of which the look-up counted one already.
+    if (looked.length === 0) return [await this.budgets.take(byAddress.policy, byAddress.who, units)];
+    if (units === 1) return looked;
+    return [await this.budgets.take(byAddress.policy, byAddress.who, units - 1)];
+  }
+
+  /**
+   * Counts the client address for a credential the graph does not know as valid (never seen lately,
+   * or refused), before a door asks the graph about it on its own (a graphql-ws `connection_init`):
+   * none for one it knows, whose requests count as they are sent.
+   */
+  async takeUnknown(
+    presented: readonly { kind: CredentialKind; credential: string }[],
+    address: string | undefined,
+  ): Promise<RateDecision[]> {
+    for (const { kind, credential } of presented) {
+      if (!(await this.credentials.recall(kind, credential))) {
+        return [await this.budgets.take(this.policies.public, addressIdentity(address))];
+      }
+    }
+    return [];
   }
 }

@@ -2,6 +2,8 @@ import type { Redis } from './redis';
 
 interface PendingCount {
   key: string;
+  /** How much this count adds: one for a request, more for an operation of several root fields. */
+  units: number;
   windowSeconds: number;
   timeoutMs: number;
   resolve: (count: number) => void;
@@ -32,9 +34,9 @@ class WindowCounts {
 
   constructor(private readonly redis: Redis) {}
 
-  count(key: string, windowSeconds: number, timeoutMs: number): Promise<number> {
+  count(key: string, units: number, windowSeconds: number, timeoutMs: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      const pending = { key, windowSeconds, timeoutMs, resolve, reject };
+      const pending = { key, units, windowSeconds, timeoutMs, resolve, reject };
       const deadline = Date.now() + timeoutMs;
       let batch = this.waiting;
       if (batch === undefined) {
@@ -107,11 +109,11 @@ class WindowCounts {
               for (const { reject } of same) reject(error);
               continue;
             }
-            const first = (total as number) - same.length + 1;
+            let before = (total as number) - unitsOf(same);
             // Whoever opens a window lets Redis forget it once it is over. Were this lost (Redis
             // gone between the two), the window's key would stay as a few bytes nothing counts in.
-            if (first === 1) this.redis.expire(key, same[0]!.windowSeconds).catch(() => undefined);
-            same.forEach(({ resolve }, place) => resolve(first + place));
+            if (before === 0) this.redis.expire(key, same[0]!.windowSeconds).catch(() => undefined);
+            for (const { units, resolve } of same) resolve((before += units));
           }
         }
         this.release(batch);
@@ -132,23 +134,31 @@ class WindowCounts {
   private send(byKey: Map<string, PendingCount[]>): Promise<[Error | null, unknown][] | null> {
     if (byKey.size === 1) {
       const [key, same] = byKey.entries().next().value as [string, PendingCount[]];
-      const sent = same.length === 1 ? this.redis.incr(key) : this.redis.incrby(key, same.length);
+      const units = unitsOf(same);
+      const sent = units === 1 ? this.redis.incr(key) : this.redis.incrby(key, units);
       // Its failure fails the batch, which is all this key's counts, as the key's error would.
       return sent.then((total): [Error | null, unknown][] => [[null, total]]);
     }
     const pipeline = this.redis.pipeline();
     for (const [key, same] of byKey) {
-      if (same.length === 1) pipeline.incr(key);
-      else pipeline.incrby(key, same.length);
+      const units = unitsOf(same);
+      if (units === 1) pipeline.incr(key);
+      else pipeline.incrby(key, units);
     }
     return pipeline.exec();
   }
 }
 
+function unitsOf(counts: readonly PendingCount[]): number {
+  let units = 0;
+  for (const count of counts) units += count.units;
+  return units;
+}
+
 const countsOf = new WeakMap<Redis, WindowCounts>();
 
 /**
- * Counts one more use of `name` in the current fixed window, in Redis so every replica shares
+ * Counts `units` more uses of `name` in the current fixed window, in Redis so every replica shares
  * the count; answers the count so far and the seconds the window has left. The window is named by
  * its number, so its end is known here without asking Redis.
  */
@@ -157,6 +167,7 @@ export async function countInWindow(
   name: string,
   windowSeconds: number,
   timeoutMs: number,
+  units = 1,
 ): Promise<{ count: number; ttl: number }> {
   let counts = countsOf.get(redis);
   if (counts === undefined) {
@@ -165,6 +176,6 @@ export async function countInWindow(
   }
   const nowSeconds = Date.now() / 1000;
   const window = Math.floor(nowSeconds / windowSeconds);
-  const count = await counts.count(`${name}:${window}`, windowSeconds, timeoutMs);
+  const count = await counts.count(`${name}:${window}`, units, windowSeconds, timeoutMs);
   return { count, ttl: Math.max(1, Math.ceil((window + 1) * windowSeconds - nowSeconds)) };
 }

@@ -19,7 +19,7 @@ import { CostModel } from './operation-cost';
 import { readExplorerBundle } from './explorer/explorer-bundle';
 import { mountExplorer } from './explorer/explorer-route';
 import { queryLimitOptions } from './query-limits';
-import { GatewayRateLimits } from './rate-limit';
+import { canonicalHeaders, GatewayRateLimits } from './rate-limit';
 import type { RunQuery } from './live/live-hub';
 import { startLiveServer, type RunningLiveServer } from './live/live-server';
 import { SessionResolver, type Principal } from './sessions';
@@ -44,14 +44,14 @@ export interface RunningGateway extends Running {
   metricsPort: number;
 }
 
-/** The headers of a client request that the subgraphs are given. */
+/** The headers of a client request that the subgraphs are given, credentials in their one spelling. */
 function forwardedHeaders(req: IncomingMessage): GatewayContext['headers'] {
   const headers: GatewayContext['headers'] = {};
   for (const name of FORWARDED_HEADERS) {
     const value = req.headers[name];
     headers[name] = Array.isArray(value) ? value[0] : value;
   }
-  return headers;
+  return canonicalHeaders(headers);
 }
 
 function isSubgraphName(name: string): name is SubgraphName {
@@ -121,6 +121,7 @@ async function startGraph(
     config.frontDoor && config.preparedOperations
       ? new PreparedOperations({
           withinCost: (...args) => bounds.withinCost(...args),
+          decisionsOf: (...args) => limits.decisionsOf(...args),
           answered: (operation, name, result) => metrics.answered(operation, name, result),
           logger,
         })

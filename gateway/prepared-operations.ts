@@ -32,8 +32,8 @@ import type { Logger } from '../common/logger';
 import { rateLimitHeaders, type RateDecision } from '../common/rate-budget';
 import { holdPrefetched, type GatewayContext, type SettledFetch } from './header-forwarding.data-source';
 import { argumentErrors } from './input-guard.plugin';
-import { sentWithoutCredential } from './rate-limit';
-import type { CostCheck } from './query-limits';
+import { presentsMalformedAuthorization, sentWithoutCredential } from './rate-limit';
+import { workUnitsOf, type CostCheck } from './query-limits';
 
 /**
  * Layer B of docs/design/gateway-fast-path.md: an operation the gateway has already parsed and
@@ -128,6 +128,12 @@ function newCachePolicy() {
 export interface PreparedChecks {
   /** Whether the cost estimate lets the operation through (the cost plugin of query-limits.ts). */
   withinCost: CostCheck;
+  /** A client operation's count, as the rate-limit plugin decides it (rate-limit.ts). */
+  decisionsOf(
+    context: GatewayContext,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+  ): Promise<RateDecision[]>;
   /** Counts an answered operation, as the metrics plugin does (gateway-metrics.ts). */
   answered(operation: OperationDefinitionNode, operationName: string, result: 'success'): void;
   logger: Logger;
@@ -275,8 +281,8 @@ export class PreparedOperations {
     const variables = request.variables;
     if (
       client !== undefined &&
-      sentWithoutCredential(headers) &&
-      operation.operation === OperationTypeNode.MUTATION
+      ((sentWithoutCredential(headers) && operation.operation === OperationTypeNode.MUTATION) ||
+        presentsMalformedAuthorization(headers))
     ) {
       return { kind: 'apollo' };
     }
@@ -291,13 +297,16 @@ export class PreparedOperations {
     }
     let decisions: readonly RateDecision[] = [];
     // A query may go to its subgraphs while its count is on its way (gateway/run-ahead.ts); a
-    // mutation, and a query the credential's last count left no room for, waits for its count.
+    // mutation, a query of several root fields (counted again once its first count is in) and a
+    // query the credential's last count left no room for wait for their counts.
     const ahead =
-      client !== undefined && operation.operation === OperationTypeNode.QUERY
+      client !== undefined &&
+      operation.operation === OperationTypeNode.QUERY &&
+      workUnitsOf(document, operation) === 1
         ? client.runAhead?.()
         : undefined;
     if (client !== undefined && ahead === undefined) {
-      decisions = (await client.counting) ?? [];
+      decisions = await this.checks.decisionsOf(context, document, operation);
       if (decisions.some((decision) => !decision.allowed)) return { kind: 'apollo' };
     }
     const overallCachePolicy = newCachePolicy();
@@ -308,7 +317,7 @@ export class PreparedOperations {
       executed = { thrown };
     } finally {
       if (ahead !== undefined) {
-        decisions = (await client!.counting) ?? [];
+        decisions = await this.checks.decisionsOf(context, document, operation);
         ahead();
       }
     }

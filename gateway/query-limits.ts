@@ -3,11 +3,15 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import {
   GraphQLError,
   Kind,
+  OperationTypeNode,
   visit,
   parse,
   type ArgumentNode,
   type DocumentNode,
+  type FragmentDefinitionNode,
   type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
   type ValidationRule,
 } from 'graphql';
 import type { Config } from '../common/config';
@@ -157,7 +161,7 @@ export function queryLimitOptions(
   };
   return {
     plugins: [...(armor.plugins as ApolloServerPlugin<GatewayContext>[]), cost],
-    validationRules: armor.validationRules,
+    validationRules: [...armor.validationRules, maxMutationFieldsRule(limits.maxMutationFields)],
     parseOptions: { maxTokens: limits.maxTokens },
     withinCost: (schema, document, variables, operationName) => {
       try {
@@ -167,6 +171,74 @@ export function queryLimitOptions(
       }
     },
   };
+}
+
+/**
+ * The root fields an operation runs: its distinct response keys at the root, through fragments,
+ * whatever `@skip` or `@include` later say; `__typename` is none (it reads nothing). Two fields of
+ * one response key are merged into one by graphql-js, so they are one.
+ */
+function rootFieldsOf(
+  selectionSet: SelectionSetNode,
+  fragmentOf: (name: string) => FragmentDefinitionNode | undefined,
+  keys = new Set<string>(),
+  spread = new Set<string>(),
+): Set<string> {
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (selection.name.value !== '__typename') keys.add(selection.alias?.value ?? selection.name.value);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      rootFieldsOf(selection.selectionSet, fragmentOf, keys, spread);
+    } else if (!spread.has(selection.name.value)) {
+      // Each fragment once: a cycle is graphql-js's own validation error, not a hang here.
+      spread.add(selection.name.value);
+      const fragment = fragmentOf(selection.name.value);
+      if (fragment !== undefined) rootFieldsOf(fragment.selectionSet, fragmentOf, keys, spread);
+    }
+  }
+  return keys;
+}
+
+/** Root fields counted per operation node (Apollo hands the same parsed document to every request). */
+const workUnits = new WeakMap<OperationDefinitionNode, number>();
+
+/**
+ * How much an operation counts against its credential's budget: one per root field (at least one),
+ * so fifteen aliased `createTicket` fields cost what fifteen requests would.
+ */
+export function workUnitsOf(document: DocumentNode, operation: OperationDefinitionNode): number {
+  let units = workUnits.get(operation);
+  if (units === undefined) {
+    const fragmentOf = (name: string) =>
+      document.definitions.find(
+        (definition): definition is FragmentDefinitionNode =>
+          definition.kind === Kind.FRAGMENT_DEFINITION && definition.name.value === name,
+      );
+    units = Math.max(1, rootFieldsOf(operation.selectionSet, fragmentOf).size);
+    workUnits.set(operation, units);
+  }
+  return units;
+}
+
+/**
+ * At most `max` root fields in a mutation, aliases counting (GRAPHQL_MAX_MUTATION_FIELDS): each is a
+ * write of its own, and one operation should not carry a batch no client of the platform sends.
+ */
+export function maxMutationFieldsRule(max: number): ValidationRule {
+  return (context) => ({
+    OperationDefinition(node) {
+      if (node.operation !== OperationTypeNode.MUTATION) return;
+      const count = rootFieldsOf(node.selectionSet, (name) => context.getFragment(name) ?? undefined).size;
+      if (count <= max) return;
+      context.reportError(
+        new GraphQLError(
+          `A mutation may have at most ${max} root fields, aliases counting (GRAPHQL_MAX_MUTATION_FIELDS); ` +
+            `this one has ${count}. Send the rest in another operation.`,
+          { nodes: [node] },
+        ),
+      );
+    },
+  });
 }
 
 /** Parses a document the gateway handles itself (graphql-ws), within the token limit. */
@@ -184,12 +256,15 @@ export function withoutSuggestions(message: string): string {
 
 /** The same bounds for documents the gateway validates itself (graphql-ws subscriptions). */
 export function queryLimitRules(limits: QueryLimits): ValidationRule[] {
-  return new ApolloArmor({
-    maxDepth: { n: limits.maxDepth },
-    maxAliases: { n: limits.maxAliases },
-    maxDirectives: { n: limits.maxDirectives },
-    maxTokens: { enabled: false },
-    costLimit: { enabled: false },
-    blockFieldSuggestion: { enabled: false },
-  }).protect().validationRules;
+  return [
+    ...new ApolloArmor({
+      maxDepth: { n: limits.maxDepth },
+      maxAliases: { n: limits.maxAliases },
+      maxDirectives: { n: limits.maxDirectives },
+      maxTokens: { enabled: false },
+      costLimit: { enabled: false },
+      blockFieldSuggestion: { enabled: false },
+    }).protect().validationRules,
+    maxMutationFieldsRule(limits.maxMutationFields),
+  ];
 }

@@ -1,43 +1,30 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { HeaderMap } from '@apollo/server';
 import type { RequestHandler } from 'express';
-import { GraphQLError, OperationTypeNode } from 'graphql';
+import { GraphQLError, OperationTypeNode, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { internalCredentialCheck } from '../common/internal-credential';
 import { languageOf, type TextLanguage } from '../common/language';
 import type { Logger } from '../common/logger';
+import { say, text } from '../common/messages';
+import { UnauthenticatedError } from '../common/errors';
 import {
   addressIdentity,
-  personIdentity,
+  CredentialBudgets,
+  laterDecisions,
   rateLimitHeaders,
   refusalMessage,
   refusalOf,
-  ticketKeyIdentity,
-  type CredentialKind,
   type KnownCredentials,
   type RateBudgets,
   type RateDecision,
-  type RatePolicy,
   type ratePolicies,
 } from '../common/rate-budget';
-import { sessionTokenOf } from '../contracts/identity/session';
-import { isBoardKey } from '../contracts/tickets/board-device';
+import { readAuthorization } from '../contracts/authorization';
+import { identityFromAnswer, identityQueryOf, presentedCredentials } from '../contracts/credentials';
 import type { GatewayContext } from './header-forwarding.data-source';
 import type { RunQuery } from './live/live-hub';
+import { workUnitsOf } from './query-limits';
 import { RunAhead } from './run-ahead';
-
-/** The budget each kind of credential counts against. */
-const POLICY_OF = {
-  tickets: 'tickets',
-  board: 'boards',
-  cv: 'cv',
-  session: 'people',
-} as const satisfies Record<CredentialKind, keyof ReturnType<typeof ratePolicies>>;
-
-/** What an Authorization header carries: a session, a paired board device's key, or a branch key. */
-function ticketCredentialKind(authorization: string): CredentialKind {
-  if (sessionTokenOf(authorization) !== undefined) return 'session';
-  return isBoardKey(authorization) ? 'board' : 'tickets';
-}
 
 /** Marks a request the REST adapter already counted; the Apollo context then carries no client. */
 const COUNTED_BY_THE_PLATFORM = 'countedByThePlatform';
@@ -80,17 +67,58 @@ export function sentWithoutCredential(headers: GatewayContext['headers']): boole
 }
 
 /**
+ * Whether a client's Authorization header is no Bearer credential. The doors pass a readable one on
+ * in its one spelling (`canonicalHeaders`); one that does not parse is refused as UNAUTHENTICATED
+ * once its client address has been counted, never taken as a credential of its own.
+ */
+export function presentsMalformedAuthorization(headers: GatewayContext['headers']): boolean {
+  return readAuthorization(headers.authorization).kind === 'malformed';
+}
+
+/**
+ * The client's credential headers as every part of the gateway reads them: a Bearer credential in
+ * its one spelling (so the sessions' look-ups, the shared fetches and the live sockets' checks key on
+ * the credential, not on how it was spelt), an API key without surrounding whitespace.
+ */
+export function canonicalHeaders(headers: GatewayContext['headers']): GatewayContext['headers'] {
+  const reading = readAuthorization(headers.authorization);
+  if (reading.kind === 'bearer') headers.authorization = reading.header;
+  else if (reading.kind === 'none') delete headers.authorization;
+  const apiKey = headers['x-api-key']?.trim();
+  if (apiKey) headers['x-api-key'] = apiKey;
+  else delete headers['x-api-key'];
+  return headers;
+}
+
+/** The refusal of an Authorization header that is no Bearer credential: 401. */
+export function malformedAuthorizationError(language: TextLanguage): GraphQLError {
+  const error = new UnauthenticatedError(say('auth.malformed'));
+  return new GraphQLError(text('auth.malformed', language), {
+    extensions: { ...error.extensions, http: { status: 401 } },
+  });
+}
+
+/**
  * The gateway's side of the platform's budgets (common/rate-budget.ts): every client operation,
  * over HTTP or graphql-ws, is counted against the budget of the credential it carries, in the very
- * Redis counter the REST adapter uses, so changing door lifts no limit. A request the adapter sends
- * carries the platform's credential: the adapter counted it already, and it is not counted twice.
+ * Redis counter the REST adapter uses, so changing door lifts no limit, and once per root field, so
+ * aliases multiply no budget. A request the adapter sends carries the platform's credential: the
+ * adapter counted it already, and it is not counted twice.
  */
 export class GatewayRateLimits {
   private readonly isPlatform: (presented: string | undefined) => boolean;
   private readonly runAhead = new RunAhead();
+  private readonly counts: CredentialBudgets;
+  private readonly decided = new WeakMap<GatewayContext, Promise<RateDecision[]>>();
 
   constructor(private readonly options: GatewayRateLimitOptions) {
     this.isPlatform = internalCredentialCheck(options.acceptedInternalSecrets);
+    this.counts = new CredentialBudgets(
+      options.budgets,
+      options.credentials,
+      options.policies,
+      (kind, credential) => this.lookup({ kind, credential }),
+    );
   }
 
   /** Reports a refusal made with this door's decisions elsewhere (the live server's admission). */
@@ -98,80 +126,28 @@ export class GatewayRateLimits {
     this.options.refused?.(door, decision);
   }
 
-  /** The credentials a request carries, by kind. */
-  private static credentialsOf(headers: GatewayContext['headers']): [CredentialKind, string][] {
-    const found: [CredentialKind, string][] = [];
-    const { authorization } = headers;
-    if (authorization) found.push([ticketCredentialKind(authorization), authorization]);
-    const apiKey = headers['x-api-key']?.trim();
-    if (apiKey) found.push(['cv', apiKey]);
-    return found;
-  }
-
   /** Asks the graph who a credential is; null when it refuses it, a throw when it cannot tell. */
-  private async lookup(kind: CredentialKind, credential: string): Promise<string | null> {
-    if (kind === 'session') {
-      // The gateway's runQuery turns the session into its person, as for any operation.
-      const answer = await this.options.runQuery(
-        'query RateLimitPerson { viewer { id } }',
-        {},
-        { authorization: credential },
-      );
-      const viewer = (answer.data as { viewer?: { id?: string } | null } | null | undefined)?.viewer;
-      if (viewer === null) return null;
-      if (viewer?.id !== undefined) return personIdentity(viewer.id);
-      throw new Error(`could not tell whose session it is: ${answer.errors?.[0]?.message ?? 'no answer'}`);
-    }
-    const answer =
-      kind !== 'cv'
-        ? await this.options.runQuery(
-            'query RateLimitKey { currentBranch { id } }',
-            {},
-            { authorization: credential },
-          )
-        : await this.options.runQuery(
-            'query RateLimitAccount { me { id } }',
-            {},
-            { 'x-api-key': credential },
-          );
-    const code = answer.errors?.[0]?.extensions?.code;
-    if (code === 'UNAUTHENTICATED') return null;
-    if (kind !== 'cv') {
-      // A known key without tickets:read or without API access is still that key.
-      if (code === undefined || code === 'FORBIDDEN' || code === 'PAYMENT_REQUIRED')
-        return ticketKeyIdentity(credential);
-    } else {
-      const id = (answer.data as { me?: { id?: string } } | null | undefined)?.me?.id;
-      if (id !== undefined) return `account:${id}`;
-    }
-    throw new Error(
-      `could not tell who a ${kind} credential is: ${answer.errors?.[0]?.message ?? 'no answer'}`,
-    );
+  private async lookup(presented: Parameters<typeof identityQueryOf>[0]): Promise<string | null> {
+    const { query, headers } = identityQueryOf(presented);
+    // The gateway's runQuery turns a session into its person, as for any operation.
+    return identityFromAnswer(presented, await this.options.runQuery(query.document, {}, headers));
   }
 
   /**
-   * Counts one client operation against the budget of each credential it carries, or of its client
-   * address when it carries none the graph knows. A credential not seen lately is looked up only
-   * after the address has been counted, so inventing credentials costs what anonymous requests do.
+   * Counts `units` of a client operation's work against the budget of each credential it carries,
+   * or of its client address when it carries none the graph knows (common/rate-budget.ts).
    */
-  async take(headers: GatewayContext['headers'], address: string | undefined): Promise<RateDecision[]> {
-    const { budgets, policies, credentials } = this.options;
-    const byAddress = { policy: policies.public, who: addressIdentity(address) };
-    const decisions: RateDecision[] = [];
-    const counted: { policy: RatePolicy; who: string }[] = [];
-    for (const [kind, credential] of GatewayRateLimits.credentialsOf(headers)) {
-      let who = await credentials.recall(kind, credential);
-      if (who === undefined) {
-        if (decisions.length === 0) {
-          decisions.push(await budgets.take(byAddress.policy, byAddress.who));
-          if (refusalOf(decisions) !== undefined) return decisions;
-        }
-        who = await credentials.of(kind, credential, () => this.lookup(kind, credential));
-      }
-      if (who !== null) counted.push({ policy: policies[POLICY_OF[kind]], who });
-    }
-    if (counted.length === 0 && decisions.length === 0) counted.push(byAddress);
-    return [...decisions, ...(await budgets.takeAll(counted))];
+  take(headers: GatewayContext['headers'], address: string | undefined, units = 1): Promise<RateDecision[]> {
+    return this.counts.take(presentedCredentials(headers).credentials, address, units);
+  }
+
+  /**
+   * For a graphql-ws `connection_init` whose credential the gateway is about to check with the
+   * graph: the client address counted when that credential is not known as valid, so inventing
+   * credentials on sockets costs what it costs over HTTP.
+   */
+  takeUnknown(headers: GatewayContext['headers'], address: string | undefined): Promise<RateDecision[]> {
+    return this.counts.takeUnknown(presentedCredentials(headers).credentials, address);
   }
 
   /**
@@ -210,11 +186,11 @@ export class GatewayRateLimits {
   ): GatewayContext['client'] {
     if (this.isPlatform(internalCredential)) return undefined;
     // What the count is kept under: the credentials a request carries, or its address without any.
-    const carried = GatewayRateLimits.credentialsOf(headers);
+    const carried = presentedCredentials(headers).credentials;
     const credential =
       carried.length === 0
         ? `address ${address ?? ''}`
-        : carried.map(([kind, value]) => `${kind} ${value}`).join('\n');
+        : carried.map(({ kind, credential }) => `${kind} ${credential}`).join('\n');
     const settled = this.runAhead.counting(credential);
     return {
       address,
@@ -226,8 +202,12 @@ export class GatewayRateLimits {
     };
   }
 
-  private counting(headers: GatewayContext['headers'], address: string | undefined): Promise<RateDecision[]> {
-    return this.take(headers, address).catch((error: unknown) => {
+  private counting(
+    headers: GatewayContext['headers'],
+    address: string | undefined,
+    units = 1,
+  ): Promise<RateDecision[]> {
+    return this.take(headers, address, units).catch((error: unknown) => {
       this.options.logger.warn({ err: error }, 'could not count a request; letting it through');
       return [];
     });
@@ -240,31 +220,68 @@ export class GatewayRateLimits {
   }
 
   /**
+   * A client operation's decisions once it is resolved: its count as it arrived (one unit, or none
+   * over graphql-ws, whose admission counted one), and one more unit for each root field past the
+   * first, against the same budgets. The page's writes have their own tighter budget per client
+   * address (PUBLIC_WRITE_RATE_LIMIT): a mutation sent without any credential is such a write, whichever
+   * door it comes through, and counts there once per root field too.
+   */
+  decisionsOf(
+    context: GatewayContext,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+  ): Promise<RateDecision[]> {
+    // A request the front door ran and then handed to Apollo (prepared-operations.ts) is decided once.
+    let decided = this.decided.get(context);
+    if (decided === undefined) {
+      decided = this.decide(context, document, operation);
+      this.decided.set(context, decided);
+    }
+    return decided;
+  }
+
+  private async decide(
+    { client, headers }: GatewayContext,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+  ): Promise<RateDecision[]> {
+    if (client === undefined) return [];
+    let decisions = [...((await client.counting) ?? [])];
+    if (refusalOf(decisions) !== undefined) return decisions;
+    const units = workUnitsOf(document, operation);
+    if (units > 1) {
+      decisions = laterDecisions(decisions, await this.counting(headers, client.address, units - 1));
+    }
+    if (sentWithoutCredential(headers) && operation.operation === OperationTypeNode.MUTATION) {
+      const { budgets, policies } = this.options;
+      decisions.push(await budgets.take(policies.publicWrites, addressIdentity(client.address), units));
+    }
+    return decisions;
+  }
+
+  /**
    * Applies a client operation's count before it is planned: the RateLimit headers on the answer,
-   * and 429 past the quota. The page's writes have their own tighter budget per client address
-   * (PUBLIC_WRITE_RATE_LIMIT): a mutation sent without any credential is such a write, whichever
-   * door it comes through.
+   * 429 past the quota, and 401 for an Authorization header that is no Bearer credential (its
+   * address counted all the same).
    */
   plugin(): ApolloServerPlugin<GatewayContext> {
-    const { budgets, policies } = this.options;
     return {
       requestDidStart: () =>
         Promise.resolve({
-          didResolveOperation: async ({ operation, contextValue, response }) => {
-            const { client, headers } = contextValue;
-            if (client === undefined) return;
-            const decisions = [...((await client.counting) ?? [])];
-            if (sentWithoutCredential(headers) && operation?.operation === OperationTypeNode.MUTATION) {
-              decisions.push(await budgets.take(policies.publicWrites, addressIdentity(client.address)));
-            }
+          didResolveOperation: async ({ document, operation, contextValue, response }) => {
+            if (contextValue.client === undefined || operation === undefined) return;
+            const decisions = await this.decisionsOf(contextValue, document, operation);
+            const language = languageOf(contextValue.headers['accept-language']);
             const refused = refusalOf(decisions);
             if (refused !== undefined) {
               this.options.refused?.('graphql', refused);
-              throw rateLimitedError(decisions, languageOf(headers['accept-language']));
+              throw rateLimitedError(decisions, language);
             }
             for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) {
               response.http.headers.set(name.toLowerCase(), value);
             }
+            if (presentsMalformedAuthorization(contextValue.headers))
+              throw malformedAuthorizationError(language);
           },
         }),
     };

@@ -5,6 +5,7 @@ import { holdsOnlyQueries, requestKey, type InflightJoin } from '../common/infli
 import { internalCredentialHeaders } from '../common/internal-credential';
 import { JsonHttpClient, type JsonHttpAnswer } from '../common/json-http';
 import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../common/request-context';
+import { readAuthorization } from '../contracts/authorization';
 import { REST_DOOR_HEADER } from '../contracts/tickets/board-device';
 
 /** Headers of the caller that the graph needs: credentials, language and the request id. */
@@ -121,6 +122,9 @@ export class GraphClient {
       const value = req.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
+    // One spelling per credential, so identical reads of one key join whatever each client sent.
+    const reading = readAuthorization(headers.authorization);
+    if (reading.kind === 'bearer') headers.authorization = reading.header;
     Object.assign(headers, overrides);
     let bodies = this.prepared.get(op.document);
     if (bodies === undefined) {

@@ -1,15 +1,25 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { UnauthenticatedError } from '../common/errors';
 import {
   addressIdentity,
   rateLimitHeaders,
   refusalOf,
-  ticketKeyIdentity,
+  type CredentialBudgets,
+  type CredentialLookup,
   type RateBudgets,
+  type RateDecision,
   type RatePolicy,
 } from '../common/rate-budget';
+import {
+  IDENTITY_QUERIES,
+  identityFromAnswer,
+  identityQueryOf,
+  type Presented,
+} from '../contracts/credentials';
+import { GraphOperationError, operation, type GraphClient } from './graph-client';
 
 export interface RateLimitOptions {
-  /** Who is counted: the credential when there is one, else the client address. */
+  /** Who is counted: the client address, for the budgets kept per address. */
   identify(req: Request): string | Promise<string>;
   /** The refusal, when it must travel to a router's own error handler instead of the default body. */
   refusal?: (req: Request, retryAfterSeconds: number) => Error;
@@ -20,16 +30,37 @@ export function byAddress(req: Request): string {
   return addressIdentity(req.ip);
 }
 
-/**
- * A ticket key's budget identity, or the client address when the request carries none (asked only
- * then: express's `req.ip`, or the front door's reading of the same rule).
- */
-export function credentialOf(header: string | undefined, address: () => string | undefined): string {
-  return header !== undefined && header !== '' ? ticketKeyIdentity(header) : addressIdentity(address());
-}
-
 /** The ticket document's answer past a budget (Laravel's wording, which legacy clients may match on). */
 export const TOO_MANY_ATTEMPTS = { message: 'Too Many Attempts.' } as const;
+
+/**
+ * Sets the IETF httpapi draft headers of a request's decisions; a request counted by two
+ * middlewares (the page's writes) reports both.
+ */
+function reportDecisions(res: Response, decisions: readonly RateDecision[]): Record<string, string> {
+  const headers = rateLimitHeaders(decisions);
+  for (const [name, value] of Object.entries(headers)) {
+    const earlier = name === 'Retry-After' ? undefined : res.getHeader(name);
+    res.setHeader(name, earlier === undefined ? value : `${String(earlier)}, ${value}`);
+  }
+  return headers;
+}
+
+/** Answers a request by its decisions: on to the route, or 429 (in the router's shape when it has one). */
+function applyDecisions(
+  req: Request,
+  res: Response,
+  next: Parameters<RequestHandler>[2],
+  decisions: readonly RateDecision[],
+  refusal: RateLimitOptions['refusal'],
+): boolean {
+  const headers = reportDecisions(res, decisions);
+  if (refusalOf(decisions) === undefined) return true;
+  const retryAfter = Number(headers['Retry-After']);
+  if (refusal !== undefined) next(refusal(req, retryAfter));
+  else res.status(429).json(TOO_MANY_ATTEMPTS);
+  return false;
+}
 
 /**
  * Counts each request against one of the platform's budgets (common/rate-budget.ts), the same
@@ -47,21 +78,60 @@ export function rateLimit(
       .then((who) => budgets.take(policy, who))
       .then(
         (decision) => {
-          const headers = rateLimitHeaders([decision]);
-          // A request counted by two budgets (the page's writes) reports both.
-          for (const [name, value] of Object.entries(headers)) {
-            const earlier = name === 'Retry-After' ? undefined : res.getHeader(name);
-            res.setHeader(name, earlier === undefined ? value : `${String(earlier)}, ${value}`);
-          }
-          if (refusalOf([decision]) === undefined) {
-            next();
-            return;
-          }
-          const retryAfter = Number(headers['Retry-After']);
-          if (options.refusal !== undefined) next(options.refusal(req, retryAfter));
-          else res.status(429).json(TOO_MANY_ATTEMPTS);
+          if (applyDecisions(req, res, next, [decision], options.refusal)) next();
         },
         (error: unknown) => next(error),
       );
+  };
+}
+
+export interface CredentialLimitOptions {
+  /** The credentials of the request this document reads (contracts/credentials.ts). */
+  presented(req: Request): Presented;
+  /** The refusal, when it must travel to a router's own error handler instead of the default body. */
+  refusal?: (req: Request, retryAfterSeconds: number) => Error;
+}
+
+/**
+ * A document's budget per credential, as the gateway keeps it (CredentialBudgets): each request
+ * counts against its key's (or account's) budget, and one whose credential the graph does not know
+ * counts against its client address, so inventing keys meets the address's 429 and its 401 carries
+ * the address's figures. An Authorization header that is no Bearer credential is 401 once its
+ * address is counted, never a budget of its own.
+ */
+export function credentialLimit(counts: CredentialBudgets, options: CredentialLimitOptions): RequestHandler {
+  return (req, res, next) => {
+    const presented = options.presented(req);
+    counts.take(presented.credentials, req.ip).then(
+      (decisions) => {
+        if (!applyDecisions(req, res, next, decisions, options.refusal)) return;
+        next(presented.malformed ? new UnauthenticatedError() : undefined);
+      },
+      (error: unknown) => next(error),
+    );
+  };
+}
+
+/** The adapter's operations that ask the graph who a credential is, by document. */
+const IDENTITY_OPERATIONS = new Map(
+  Object.values(IDENTITY_QUERIES).map(({ name, document }) => [document, operation<unknown>(name, document)]),
+);
+
+/**
+ * How the adapter asks the graph who a credential is: the gateway's own questions
+ * (contracts/credentials.ts), sent as the platform's, so the asking is not counted a second time.
+ */
+export function credentialLookup(graph: GraphClient): CredentialLookup {
+  return async (kind, credential) => {
+    const presented = { kind, credential };
+    const { query, headers } = identityQueryOf(presented);
+    try {
+      const data = await graph.execute(IDENTITY_OPERATIONS.get(query.document)!, {}, { headers });
+      return identityFromAnswer(presented, { data });
+    } catch (error) {
+      if (error instanceof GraphOperationError)
+        return identityFromAnswer(presented, { errors: error.errors });
+      throw error;
+    }
   };
 }

@@ -10,8 +10,9 @@ import { GraphClient } from './graph-client';
 import { SharedReads } from './shared-reads';
 import { errorHandler, JSON_BODY_LIMIT_BYTES, unknownRoute } from './http-errors';
 import { plansRoutes } from './plans/plans.routes';
-import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
-import { byAddress, credentialOf, rateLimit } from './rate-limit';
+import { CredentialBudgets, KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
+import { presentedCredentials } from '../contracts/credentials';
+import { byAddress, credentialLimit, credentialLookup, rateLimit } from './rate-limit';
 import { CV_PATHS, cvErrorHandler, cvRateLimitRefusal, cvRoutes } from './cv/cv.routes';
 import { cvPagesRoutes } from './public/cv-pages.routes';
 import { boardPagesRoutes } from './public/board-pages.routes';
@@ -42,6 +43,13 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const budgets = new RateBudgets(redis, config.redisPrefix, logger, metrics.rateBudgetObserver('rest'));
   const policies = ratePolicies(config);
   const perAddress = rateLimit(budgets, policies.public, { identify: byAddress });
+  // The gateway's budgets per credential, kept in the same Redis counts (common/rate-budget.ts).
+  const counts = new CredentialBudgets(
+    budgets,
+    new KnownCredentials(redis, config.redisPrefix),
+    policies,
+    credentialLookup(graph),
+  );
 
   const service = HttpService.forPlatform(
     config,
@@ -62,12 +70,12 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   // A body the parser refuses on a CV path is answered in the CV document's error shape.
   api.use(CV_PATHS, cvErrorHandler(logger));
   // ticket-calling-api.md's per-key budget (config.ticketsRateLimit), over every one of its endpoints.
-  const perTicketKey = rateLimit(budgets, policies.tickets, {
-    identify: (req) => credentialOf(req.get('authorization'), () => req.ip),
+  const perTicketKey = credentialLimit(counts, {
+    presented: (req) => presentedCredentials({ authorization: req.get('authorization') }),
   });
   api.use(['/tickets', '/openapi.json'], perTicketKey);
   if (config.restFrontDoor) {
-    service.setFrontDoor(ticketReadDoor({ service, graph, budgets, policy: policies.tickets, logger }));
+    service.setFrontDoor(ticketReadDoor({ service, graph, counts, logger }));
   }
   api.use(ticketsRoutes(graph, { publicBaseUrl: config.publicBaseUrl, policy: policies.tickets }));
   // The catalogue needs no key: it is counted per client address, as on the gateway. Its own
@@ -84,9 +92,8 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   api.use(plans);
   api.use(
     cvRoutes(graph, logger, {
-      budgets,
+      counts,
       policy: policies.cv,
-      credentials: new KnownCredentials(redis, config.redisPrefix),
       publicBaseUrl: config.publicBaseUrl,
       openApi: { publicPolicy: policies.public, renderTimeoutMs: config.render.timeoutMs },
     }),

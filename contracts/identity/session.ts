@@ -1,3 +1,5 @@
+import { bearerKey } from '../authorization';
+
 /**
  * What the gateway tells every subgraph about the person behind a request. The gateway resolves a
  * `Authorization: Bearer ses_…` token once per request (the identity subgraph's `sessionPrincipal`)
@@ -12,10 +14,12 @@ export const CLIENT_ADDRESS_HEADER = 'x-client-address';
 /** The prefix of a session token, which tells it from an API key in the same header. */
 export const SESSION_TOKEN_PREFIX = 'ses_';
 
+const SESSION_TOKEN = /^ses_[A-Za-z0-9_-]{1,100}$/;
+
 /** The session token of an Authorization header, or undefined when it carries something else. */
 export function sessionTokenOf(authorization: string | undefined): string | undefined {
-  const match = /^Bearer\s+(ses_[A-Za-z0-9_-]{1,100})$/i.exec(authorization ?? '');
-  return match?.[1];
+  const token = bearerKey(authorization);
+  return token !== undefined && SESSION_TOKEN.test(token) ? token : undefined;
 }
 
 /**

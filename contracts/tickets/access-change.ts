@@ -1,4 +1,5 @@
 import { hashSecret } from '../../common/api-keys';
+import { bearerKey } from '../authorization';
 
 /**
  * The Redis channel on which the tickets side announces that cached access answers went wrong:
@@ -41,15 +42,6 @@ export const KEY_FINGERPRINT_PATTERN = /^[0-9a-f]{16}$/;
 export function bearerFingerprint(authorization: string | undefined): string | undefined {
   const key = bearerKey(authorization);
   return key === undefined ? undefined : keyFingerprint(hashSecret(key));
-}
-
-/**
- * The credential of a request: `Authorization: Bearer <key>`. The tickets subgraph authenticates
- * with it and the gateway fingerprints with it, so both read the header alike.
- */
-export function bearerKey(authorization: string | undefined): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  return match?.[1];
 }
 
 export function keyRevoked(keyId: number, venueId: number, keyHash: Buffer): KeyRevoked {

@@ -1,3 +1,5 @@
+import { bearerKey } from '../authorization';
+
 /**
  * A paired board device's credential: a branch key of its own kind. It opens the staff board (the
  * product itself, whatever the plan), never the POS API that only some plans include.
@@ -6,11 +8,9 @@
 /** The prefix of a board device's key, which tells it from a branch's API key (`tk_`). */
 export const BOARD_KEY_PREFIX = 'bd_';
 
-const BOARD_AUTHORIZATION = new RegExp(`^Bearer\\s+${BOARD_KEY_PREFIX}\\S+$`, 'i');
-
 /** Whether an Authorization header carries a board device's key. */
 export function isBoardKey(authorization: string | undefined): boolean {
-  return BOARD_AUTHORIZATION.test(authorization ?? '');
+  return bearerKey(authorization)?.startsWith(BOARD_KEY_PREFIX) === true;
 }
 
 /**

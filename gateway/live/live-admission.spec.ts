@@ -108,13 +108,27 @@ class FakeGraph {
 /** The budgets of the gateway as one operation counts against them; the test says the outcome. */
 class FakeBudgets implements OperationBudgets {
   readonly counted: { headers: Record<string, unknown>; address: string | undefined }[] = [];
+  readonly unknownCounted: { headers: Record<string, unknown>; address: string | undefined }[] = [];
   decisions: RateDecision[] = [];
+  unknownDecisions: RateDecision[] = [];
 
   take(headers: Record<string, unknown>, address: string | undefined): Promise<RateDecision[]> {
     this.counted.push({ headers, address });
     return Promise.resolve(this.decisions);
   }
+
+  takeUnknown(headers: Record<string, unknown>, address: string | undefined): Promise<RateDecision[]> {
+    this.unknownCounted.push({ headers, address });
+    return Promise.resolve(this.unknownDecisions);
+  }
 }
+
+const SPENT_ADDRESS: RateDecision = {
+  policy: { name: 'public', quota: 300, windowSeconds: 60 },
+  allowed: false,
+  remaining: 0,
+  resetSeconds: 20,
+};
 
 describe('LiveAdmission: what a client may open and send on the live server', () => {
   let graph: FakeGraph;
@@ -221,6 +235,41 @@ describe('LiveAdmission: what a client may open and send on the live server', ()
     expect(
       await admission.connect(contextOf({ authorization: 'Bearer ses_gone', 'x-branch-id': '3' }).ctx),
     ).toBe(false);
+  });
+
+  it('reads every spelling of a Bearer credential as its one spelling, for the graph and for every operation', async () => {
+    for (const spelling of ['bearer tk_a', 'BEARER  tk_a', ' bEarer tk_a ', 'Bearer\ttk_a\t']) {
+      const { ctx } = contextOf({ authorization: spelling });
+      expect(await admission.connect(ctx)).toBe(true);
+      expect(headersOf(admission.connectionOf(ctx)).authorization).toBe('Bearer tk_a');
+    }
+    expect(new Set(graph.asked.map((asked) => asked.headers.authorization))).toEqual(
+      new Set(['Bearer tk_a']),
+    );
+    expect(budgets.unknownCounted.map((counted) => counted.headers)).toEqual(
+      Array.from({ length: 4 }, () => ({ authorization: 'Bearer tk_a' })),
+    );
+  });
+
+  it('refuses an Authorization that is no Bearer credential once its address is counted, asking the graph nothing', async () => {
+    for (const header of ['Basic dXNlcjpwYXNz', 'Bearer', 'Bearer tk_a tk_b', 'tk_a']) {
+      expect(await admission.connect(contextOf({ authorization: header }).ctx)).toBe(false);
+    }
+    expect(budgets.counted).toEqual(
+      Array.from({ length: 4 }, () => ({ headers: {}, address: '198.51.100.7' })),
+    );
+    expect(graph.asked).toEqual([]);
+  });
+
+  it('closes with 4432 a socket whose unknown credential its address has no budget left to check', async () => {
+    budgets.unknownDecisions = [SPENT_ADDRESS];
+    const { ctx, socket } = contextOf({ authorization: 'Bearer tk_invented' });
+    expect(await admission.connect(ctx)).toBe(false);
+    expect(socket.closedWith).toEqual({
+      code: 4432,
+      reason: 'Too many requests from this address: retry later',
+    });
+    expect(graph.asked).toEqual([]);
   });
 
   it('refuses a credential the graph refuses, and throws when the graph cannot tell', async () => {

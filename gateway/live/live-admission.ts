@@ -7,6 +7,7 @@ import { clientAddressOf, type ProxyTrust } from '../../common/client-address';
 import type { Config } from '../../common/config';
 import { languageOf, type TextLanguage } from '../../common/language';
 import { refusalOf, type RateDecision } from '../../common/rate-budget';
+import { readAuthorization } from '../../contracts/authorization';
 import { BRANCH_HEADER, sessionTokenOf } from '../../contracts/identity/session';
 import type { GatewayContext } from '../header-forwarding.data-source';
 import { rateLimitedError } from '../rate-limit';
@@ -22,6 +23,8 @@ export const ADMISSION_CLOSE = {
   tooManySockets: { code: 4430, reason: 'Too many live connections from this address' },
   /** More operations at once on one socket than it may hold. */
   tooManyOperations: { code: 4431, reason: 'Too many operations on this socket' },
+  /** A credential to check while its client address has no budget left for the check. */
+  tooManyRequests: { code: 4432, reason: 'Too many requests from this address: retry later' },
 } as const;
 
 /**
@@ -121,6 +124,8 @@ export function headersOf(connection: LiveConnection): GatewayContext['headers']
 /** Counts one operation against the budgets of the credential it carries (GatewayRateLimits). */
 export interface OperationBudgets {
   take(headers: GatewayContext['headers'], address: string | undefined): Promise<RateDecision[]>;
+  /** Counts the address for a credential not known as valid, before it is checked with the graph. */
+  takeUnknown(headers: GatewayContext['headers'], address: string | undefined): Promise<RateDecision[]>;
 }
 
 export interface LiveAdmissionOptions {
@@ -172,7 +177,14 @@ export class LiveAdmission {
       address: clientAddressOf(ctx.extra.request, this.options.trust),
       order: new OperationOrder(),
     };
-    const authorization = stringOr(params.authorization);
+    // Read as every door reads it: one spelling per credential, whatever the client sent.
+    const reading = readAuthorization(stringOr(params.authorization));
+    if (reading.kind === 'malformed') {
+      // Counted against its address, as over HTTP, then refused as the graph refuses a credential.
+      await this.options.budgets.take({}, connection.address);
+      return false;
+    }
+    const authorization = reading.kind === 'bearer' ? reading.header : undefined;
     const branchHeader = stringOr(params[BRANCH_HEADER]);
     if (
       authorization !== undefined &&
@@ -183,6 +195,15 @@ export class LiveAdmission {
       // as the session; a branch feed needs the branch named.
       connection.authorization = authorization;
     } else if (authorization !== undefined) {
+      // Checking an unknown credential with the graph costs its address one request, as over HTTP.
+      const counted = await this.options.budgets.takeUnknown({ authorization }, connection.address);
+      const refused = refusalOf(counted);
+      if (refused !== undefined) {
+        this.options.refused?.(refused);
+        const { code, reason } = ADMISSION_CLOSE.tooManyRequests;
+        ctx.extra.socket.close(code, reason);
+        return false;
+      }
       const { access } = this.options;
       const mark = access.mark;
       const subject = await access.subjectOf(authorization, branchHeader);

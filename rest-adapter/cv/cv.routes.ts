@@ -4,7 +4,7 @@ import { NotFoundError, RateLimitedError, ValidationError, type FieldMessages } 
 import { languageOf } from '../../common/language';
 import { say, text } from '../../common/messages';
 import type { Logger } from '../../common/logger';
-import type { KnownCredentials, RateBudgets, RatePolicy } from '../../common/rate-budget';
+import type { CredentialBudgets, RatePolicy } from '../../common/rate-budget';
 import { fieldErrorsOf } from '../../common/validation';
 import { cvUpdateRequest, normalizeStrings } from '../../contracts/cv/cv.payload';
 import { EXPORT_LINK_SECONDS } from '../../contracts/cv/export-link';
@@ -13,13 +13,14 @@ import { JSON_RESUME_VERSION } from '../../contracts/cv/json-resume.version';
 import { PHOTO_MAX_BYTES, PHOTO_MAX_SIDE } from '../../contracts/cv/photo.limits';
 import { sendCacheable } from '../cacheable';
 import { bytesInWords } from '../figures';
-import { GraphOperationError, type GraphClient } from '../graph-client';
+import type { GraphClient } from '../graph-client';
 import { bodyIn, errorHandler, routeNotFound } from '../http-errors';
 import { inputGuard } from '../input-guard';
 import { json, ref } from '../openapi';
 import { PLAN_ROUTES } from '../plans/plans.routes';
 import { setCvDocumentHeaders } from '../public/cv-pages.routes';
-import { byAddress, rateLimit } from '../rate-limit';
+import { presentedCredentials } from '../../contracts/credentials';
+import { credentialLimit } from '../rate-limit';
 import { registerRoutes, routeFor, type RestRoute } from '../route-table';
 import { cvOpenApi, type CvDescriptions } from './cv.openapi';
 import {
@@ -65,10 +66,10 @@ import {
 
 /** What the CV router counts against and describes itself with. */
 export interface CvRoutesOptions {
-  budgets: RateBudgets;
-  /** The account budget every CV route counts against (cv-api.md's requests a minute per account). */
+  /** The platform's budgets per credential: every CV route counts against its account's. */
+  counts: CredentialBudgets;
+  /** The account budget (cv-api.md's requests a minute per account), as the document states it. */
   policy: RatePolicy;
-  credentials: KnownCredentials;
   /** Where clients reach the platform; the OpenAPI document's server is under it. */
   publicBaseUrl: string;
   /**
@@ -589,29 +590,12 @@ export function cvRateLimitRefusal(req: Request, retryAfterSeconds: number): Err
 
 /**
  * The limit is the account's, not the key's: two keys of one account share it, here and on the
- * gateway (KnownCredentials); a key the graph refuses is counted by the client address (and
+ * gateway (CredentialBudgets); a key the graph refuses is counted by the client address (and
  * answered 401 by the route).
  */
-function accountLimiter(graph: GraphClient, options: CvRoutesOptions): RequestHandler {
-  return rateLimit(options.budgets, options.policy, {
-    identify: async (req) => {
-      const key = req.get('x-api-key')?.trim();
-      if (!key) return byAddress(req);
-      const who = await options.credentials.of('cv', key, () =>
-        graph.execute(CV_AUTH, {}, req).then(
-          ({ me }) => `account:${me.id}`,
-          (error: unknown) => {
-            if (
-              error instanceof GraphOperationError &&
-              error.errors[0]?.extensions?.code === 'UNAUTHENTICATED'
-            )
-              return null;
-            throw error;
-          },
-        ),
-      );
-      return who ?? byAddress(req);
-    },
+function accountLimiter(options: CvRoutesOptions): RequestHandler {
+  return credentialLimit(options.counts, {
+    presented: (req) => presentedCredentials({ 'x-api-key': req.get('x-api-key') }),
     refusal: cvRateLimitRefusal,
   });
 }
@@ -619,7 +603,7 @@ function accountLimiter(graph: GraphClient, options: CvRoutesOptions): RequestHa
 /** The router of the CV routes: the account's limit, the input guard, every route of the table, then the document's own 404 and error shape. */
 export function cvRoutes(graph: GraphClient, logger: Logger, options: CvRoutesOptions): Router {
   const router = Router();
-  router.use(CV_PATHS, accountLimiter(graph, options));
+  router.use(CV_PATHS, accountLimiter(options));
   router.use(
     inputGuard({
       paths: CV_PATHS,

@@ -3,11 +3,13 @@ import type { HttpService } from '../../common/http-service';
 import { textProblemOf } from '../../common/input.rules';
 import type { Logger } from '../../common/logger';
 import { templateOf } from '../../common/metrics';
-import { rateLimitHeaders, refusalOf, type RateBudgets, type RatePolicy } from '../../common/rate-budget';
+import { rateLimitHeaders, refusalOf, type CredentialBudgets } from '../../common/rate-budget';
+import { readAuthorization } from '../../contracts/authorization';
+import { presentedCredentials } from '../../contracts/credentials';
 import { toTicketResource } from '../../contracts/tickets/ticket.resource';
 import type { GraphClient } from '../graph-client';
 import { failedRequest } from '../http-errors';
-import { credentialOf, TOO_MANY_ATTEMPTS } from '../rate-limit';
+import { TOO_MANY_ATTEMPTS } from '../rate-limit';
 import { API_PREFIX } from '../route-table';
 import { TICKET_BY_ID } from './tickets.operations';
 import { TICKETS_GUARDED_HEADERS } from './tickets.requests';
@@ -24,9 +26,8 @@ import { TICKETS_GUARDED_HEADERS } from './tickets.requests';
 export interface TicketReadDoorOptions {
   service: HttpService;
   graph: GraphClient;
-  budgets: RateBudgets;
-  /** ticket-calling-api.md's per-key budget, as the express routes count it. */
-  policy: RatePolicy;
+  /** ticket-calling-api.md's per-key budget, as the express routes count it (credentialLimit). */
+  counts: CredentialBudgets;
   logger: Logger;
 }
 
@@ -41,6 +42,8 @@ export function admittedId(req: IncomingMessage): string | undefined {
   const headers = req.headers;
   // A body would meet express's JSON parser and the input guard first.
   if (headers['transfer-encoding'] !== undefined) return undefined;
+  // An Authorization that is no Bearer credential is refused by the express route's limiter.
+  if (readAuthorization(headers.authorization).kind === 'malformed') return undefined;
   if (headers['content-length'] !== undefined && headers['content-length'] !== '0') return undefined;
   for (const name of TICKETS_GUARDED_HEADERS) {
     const value = headers[name];
@@ -62,14 +65,14 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 export function ticketReadDoor(
   options: TicketReadDoorOptions,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { service, graph, budgets, policy, logger } = options;
+  const { service, graph, counts, logger } = options;
 
   async function serve(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
-    const who = credentialOf(req.headers.authorization, () => service.clientAddress(req));
+    const presented = presentedCredentials({ authorization: req.headers.authorization });
     try {
-      const decision = await budgets.take(policy, who);
-      for (const [name, value] of Object.entries(rateLimitHeaders([decision]))) res.setHeader(name, value);
-      if (refusalOf([decision]) !== undefined) {
+      const decisions = await counts.take(presented.credentials, service.clientAddress(req));
+      for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) res.setHeader(name, value);
+      if (refusalOf(decisions) !== undefined) {
         sendJson(res, 429, TOO_MANY_ATTEMPTS);
         return;
       }

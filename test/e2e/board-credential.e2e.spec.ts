@@ -35,18 +35,23 @@ describe('a paired board device’s key: the staff board on any plan, never the 
         { i: { venueId, name: 'Front' } },
       )
     ).createBranch.id;
+    device = await pairDevice('Counter tablet');
+  });
+
+  /** A newly paired board device of the branch: its key. */
+  async function pairDevice(name: string): Promise<string> {
     const { createBoardDevice } = await data<{ createBoardDevice: { code: string } }>(
       'mutation ($i: CreateBoardDeviceInput!) { createBoardDevice(input: $i) { code } }',
-      { i: { branchId, name: 'Counter tablet' } },
+      { i: { branchId, name } },
     );
-    device = (
+    return (
       await data<{ pairBoardDevice: { secret: string } }>(
         'mutation ($c: String!) { pairBoardDevice(code: $c) { secret } }',
         { c: createBoardDevice.code },
         {},
       )
     ).pairBoardDevice.secret;
-  });
+  }
 
   afterAll(async () => {
     await platform?.stop();
@@ -197,7 +202,109 @@ describe('a paired board device’s key: the staff board on any plan, never the 
     expect(last!.headers.get('ratelimit-policy')).toBe(`"boards";q=${BOARD_BUDGET};w=60`);
     const body = (await last!.json()) as { errors: { message: string }[] };
     expect(body.errors[0]!.message).toMatch(
-      /^Too many requests: the limit is 60 a minute per board device\./,
+      /^Too many requests: the limit is 60 a minute per board device, each root field of an operation counting as one\./,
     );
+  });
+
+  /** A graphql-ws client of the device, sending `authorization` as given, and one operation on it. */
+  function deviceSocket(authorization: string) {
+    const client = createClient({
+      url: platform.gatewayUrl.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization },
+      retryAttempts: 0,
+    });
+    type Outcome = Partial<Pick<GraphReply, 'data' | 'errors'>>;
+    const send = (query: string) =>
+      new Promise<Outcome>((resolve) => {
+        let reply: Outcome = {};
+        client.subscribe(
+          { query },
+          {
+            next: (value) => (reply = value as Outcome),
+            error: (errors) => resolve({ errors: errors as GraphReply['errors'] }),
+            complete: () => resolve(reply),
+          },
+        );
+      });
+    return { client, send };
+  }
+
+  it('counts every spelling of a device’s key on the device’s budget, a trailing space over graphql-ws included', async () => {
+    const key = await pairDevice('Spelling tablet');
+    const spellings = [`Bearer ${key}`, `bearer ${key}`, `BEARER ${key}`, `bEarer ${key}`, `Bearer  ${key}`];
+    await awayFromWindowEdge();
+    const remaining: number[] = [];
+    for (let i = 0; i < BOARD_BUDGET; i += 1) {
+      const reply = await fetch(platform.gatewayUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: spellings[i % spellings.length]! },
+        body: JSON.stringify({ query: '{ currentBranch { id } }' }),
+      });
+      expect(reply.status).toBe(200);
+      remaining.push(Number(/"boards";r=(\d+)/.exec(reply.headers.get('ratelimit') ?? '')?.[1]));
+    }
+    expect(remaining).toEqual(Array.from({ length: BOARD_BUDGET }, (_, i) => BOARD_BUDGET - 1 - i));
+    const socket = deviceSocket(`Bearer ${key} `);
+    const refused = await socket.send('{ currentBranch { id } }');
+    await socket.client.dispose();
+    expect(refused.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(refused.errors?.[0]?.message).toMatch(/the limit is 60 a minute per board device/);
+  });
+
+  it('counts each root field of an operation: fifteen aliased creates cost fifteen, on HTTP and over graphql-ws', async () => {
+    const key = await pairDevice('Batch tablet');
+    const creates = (from: number) =>
+      `mutation { ${Array.from(
+        { length: 15 },
+        (_, i) => `c${i}: createTicket(input: { number: "${from + i}" }) { ticket { id } }`,
+      ).join(' ')} }`;
+    const total = async () =>
+      (
+        await data<{ tickets: { total: number } }>(
+          '{ tickets { total } }',
+          {},
+          { ...bearer(owner.token), 'x-branch-id': branchId },
+        )
+      ).tickets.total;
+    await awayFromWindowEdge();
+    const before = await total();
+    const overHttp = await fetch(platform.gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(key) },
+      body: JSON.stringify({ query: creates(100) }),
+    });
+    expect(overHttp.status).toBe(200);
+    expect(overHttp.headers.get('ratelimit')).toMatch(new RegExp(`"boards";r=${BOARD_BUDGET - 15};`));
+    const socket = deviceSocket(`Bearer ${key}`);
+    expect((await socket.send(creates(200))).errors).toBeUndefined();
+    expect((await socket.send(creates(300))).errors).toBeUndefined();
+    // 45 of 60 spent, and one more: fifteen more are too many, and none of them is made.
+    expect((await socket.send('{ currentBranch { id } }')).errors).toBeUndefined();
+    const refused = await socket.send(creates(400));
+    await socket.client.dispose();
+    expect(refused.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    expect(await total()).toBe(before + 45);
+  });
+
+  it('refuses a mutation of more root fields than GRAPHQL_MAX_MUTATION_FIELDS, naming the limit', async () => {
+    // Fifteen aliases, within GRAPHQL_MAX_ALIASES, and a sixteenth field under its own name.
+    const fields = [
+      ...Array.from({ length: 15 }, (_, i) => `c${i}: cancelTicket(id: "${i + 1}") { id }`),
+      'cancelTicket(id: "99") { id }',
+    ].join(' ');
+    const reply = await fetch(platform.gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(owner.token) },
+      body: JSON.stringify({ query: `mutation { ${fields} }` }),
+    });
+    expect(reply.status).toBe(400);
+    const body = (await reply.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(body.errors.map((error) => [error.extensions.code, error.message])).toEqual([
+      [
+        'GRAPHQL_VALIDATION_FAILED',
+        'A mutation may have at most 15 root fields, aliases counting (GRAPHQL_MAX_MUTATION_FIELDS); this one has 16. Send the rest in another operation.',
+      ],
+    ]);
   });
 });

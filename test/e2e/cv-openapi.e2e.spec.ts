@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import type { Router } from 'express';
 import sharp from 'sharp';
 import { createLogger } from '../../common/logger';
-import { ratePolicies, type KnownCredentials, type RateBudgets } from '../../common/rate-budget';
+import { ratePolicies, type CredentialBudgets } from '../../common/rate-budget';
 import { cvRoutes } from '../../rest-adapter/cv/cv.routes';
 import type { GraphClient } from '../../rest-adapter/graph-client';
 import { plansRoutes } from '../../rest-adapter/plans/plans.routes';
@@ -163,9 +163,8 @@ describe('GET /cv/openapi.json: the CV API described in OpenAPI 3.1, checked aga
     const served = [
       ...routesOf(
         cvRoutes({} as GraphClient, createLogger({ service: 'test', level: 'silent' }), {
-          budgets: {} as RateBudgets,
+          counts: {} as CredentialBudgets,
           policy: ratePolicies(platform.config).cv,
-          credentials: {} as KnownCredentials,
           publicBaseUrl: PUBLIC_BASE_URL,
         }),
       ),

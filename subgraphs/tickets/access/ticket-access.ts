@@ -2,7 +2,7 @@ import { ForbiddenError, PaymentRequiredError, UnauthenticatedError } from '../.
 import type { TicketScope } from './api-key.entity';
 import type { AccessCache } from './access-cache';
 import { hashApiKey } from '../../../common/api-keys';
-import { bearerKey } from '../../../contracts/tickets/access-change';
+import { bearerKey } from '../../../contracts/authorization';
 import type { ApiKeyService, Principal } from './api-key.service';
 import type { VenueEntitlements, VenuePlanClient } from './venue-plan.client';
 
