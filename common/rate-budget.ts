@@ -212,6 +212,26 @@ const REFUSED_SECONDS = 60;
 /** Stored in Redis for a credential the graph refused. */
 const REFUSED = '-';
 
+/** Where Redis keeps who a credential is, by the SHA-256 the database keeps of it too. */
+function credentialSlot(redisPrefix: string, kind: CredentialKind, credentialHash: Buffer): string {
+  return `${redisPrefix}credential:${kind}:${credentialHash.toString('hex')}`;
+}
+
+/**
+ * Drops what the doors keep in Redis of who a credential is, given the hash the database keeps of
+ * it: a revoked key is then looked up again on its next request, refused, and counted against its
+ * client address, not against a budget of its own. (What a door process keeps itself it forgets
+ * on the access announcement that follows.)
+ */
+export async function forgetKnownCredential(
+  redis: Redis,
+  redisPrefix: string,
+  kinds: readonly CredentialKind[],
+  credentialHash: Buffer,
+): Promise<void> {
+  await redis.del(...kinds.map((kind) => credentialSlot(redisPrefix, kind, credentialHash)));
+}
+
 /**
  * The kinds of credential a budget is kept for: a ticket key, a paired board device's key, a CV
  * account's key, a session.
@@ -277,8 +297,13 @@ export class KnownCredentials {
     return who;
   }
 
+  /** Forgets, in this process, who every credential is: an access announcement was heard. */
+  forgetKept(): void {
+    this.memory.clear();
+  }
+
   private slotOf(kind: CredentialKind, credential: string): string {
-    return `${this.redisPrefix}credential:${kind}:${createHash('sha256').update(credential).digest('hex')}`;
+    return credentialSlot(this.redisPrefix, kind, createHash('sha256').update(credential).digest());
   }
 
   private keep(slot: string, who: string | null): void {

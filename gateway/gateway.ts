@@ -71,24 +71,15 @@ interface Graph {
   prepared: PreparedOperations | undefined;
 }
 
-/** Plans operations over the subgraphs composed in schema/supergraph.graphql. */
-async function startGraph(
+/** The query planner over the subgraphs, each fetched through the gateway's own data source. */
+function plannerOf(
   config: Config,
   logger: Logger,
-  backing: {
-    supergraphSdl: string;
-    costModel: CostModel;
-    redis: Redis;
-    fetcher: ReturnType<typeof subgraphFetcher>;
-    /** Absent when identical fetches are not to be shared (GATEWAY_SHARE_FETCHES=false). */
-    inflight: InflightFetches | undefined;
-    metrics: GatewayMetrics;
-    processMetrics: ProcessMetrics;
-  },
-): Promise<Graph> {
-  const { supergraphSdl, costModel, redis, fetcher, metrics, inflight } = backing;
-  const sessions = new SessionResolver(config, inflight?.keyed<Principal>());
-  const gateway = new ApolloGateway({
+  backing: Pick<Parameters<typeof startGraph>[2], 'supergraphSdl' | 'fetcher' | 'inflight' | 'metrics'>,
+  sessions: SessionResolver,
+): ApolloGateway {
+  const { supergraphSdl, fetcher, metrics, inflight } = backing;
+  return new ApolloGateway({
     supergraphSdl,
     logger,
     buildService: ({ name, url }) =>
@@ -105,6 +96,26 @@ async function startGraph(
         name === 'identity' ? () => sessions.forgetKept() : undefined,
       ),
   });
+}
+
+/** Plans operations over the subgraphs composed in schema/supergraph.graphql. */
+async function startGraph(
+  config: Config,
+  logger: Logger,
+  backing: {
+    supergraphSdl: string;
+    costModel: CostModel;
+    redis: Redis;
+    fetcher: ReturnType<typeof subgraphFetcher>;
+    /** Absent when identical fetches are not to be shared (GATEWAY_SHARE_FETCHES=false). */
+    inflight: InflightFetches | undefined;
+    metrics: GatewayMetrics;
+    processMetrics: ProcessMetrics;
+  },
+): Promise<Graph> {
+  const { costModel, redis, metrics, inflight } = backing;
+  const sessions = new SessionResolver(config, inflight?.keyed<Principal>());
+  const gateway = plannerOf(config, logger, backing, sessions);
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));
   const limits = new GatewayRateLimits({
@@ -149,7 +160,10 @@ async function startGraph(
   if (apiSchema === undefined) throw new Error('the gateway started without its schema');
 
   const runQuery = gatewayRunQuery(apollo, sessions);
-  const accessChanged = () => backing.inflight?.accessChanged();
+  const accessChanged = () => {
+    inflight?.accessChanged();
+    limits.accessChanged();
+  };
   return { apollo, apiSchema, limits, sessions, runQuery, accessChanged, prepared };
 }
 

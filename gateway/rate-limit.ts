@@ -121,6 +121,11 @@ export class GatewayRateLimits {
     );
   }
 
+  /** An access announcement was heard: who a revoked credential was is asked of the graph again. */
+  accessChanged(): void {
+    this.options.credentials.forgetKept();
+  }
+
   /** Reports a refusal made with this door's decisions elsewhere (the live server's admission). */
   reportRefusal(door: 'graphql' | 'live', decision: RateDecision): void {
     this.options.refused?.(door, decision);

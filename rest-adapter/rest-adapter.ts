@@ -33,7 +33,10 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const metrics = new ProcessMetrics('rest-adapter');
   const pool = createProbePool(config.databaseUrl);
   const redis = await connectRedis(config.redis, 'rest-adapter', logger);
-  const reads = config.shareRestReads ? await SharedReads.listen(redis, config.redisPrefix) : undefined;
+  const known = new KnownCredentials(redis, config.redisPrefix);
+  const reads = config.shareRestReads
+    ? await SharedReads.listen(redis, config.redisPrefix, () => known.forgetKept())
+    : undefined;
   const graph = new GraphClient(
     config.gatewayUrl,
     config.upstreamTimeoutMs,
@@ -44,12 +47,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   const policies = ratePolicies(config);
   const perAddress = rateLimit(budgets, policies.public, { identify: byAddress });
   // The gateway's budgets per credential, kept in the same Redis counts (common/rate-budget.ts).
-  const counts = new CredentialBudgets(
-    budgets,
-    new KnownCredentials(redis, config.redisPrefix),
-    policies,
-    credentialLookup(graph),
-  );
+  const counts = new CredentialBudgets(budgets, known, policies, credentialLookup(graph));
 
   const service = HttpService.forPlatform(
     config,

@@ -17,9 +17,13 @@ export class SharedReads {
     this.join = new InflightJoin<JsonHttpAnswer>(() => this.subscription?.isLive === true);
   }
 
-  static async listen(redis: Redis, redisPrefix: string): Promise<SharedReads> {
+  /** `heard`: told of each announcement too (what the adapter keeps of who a credential is). */
+  static async listen(redis: Redis, redisPrefix: string, heard?: () => void): Promise<SharedReads> {
     const reads = new SharedReads();
-    const forget = () => reads.join.forgetUnderWay();
+    const forget = () => {
+      reads.join.forgetUnderWay();
+      heard?.();
+    };
     reads.subscription = await RedisSubscription.open(
       redis,
       'rest-adapter:access',

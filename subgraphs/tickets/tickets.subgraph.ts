@@ -94,7 +94,8 @@ function venueRolesOf(scope: RequestScope): VenueRoles {
 
 /** Tells every tickets process and the gateway to drop what they cached of a key, venue or person. */
 function announcerOf(scope: RequestScope) {
-  return (change: AccessChange) => announceAccessChange(scope.redis, scope.config.redisPrefix, change);
+  return (change: AccessChange, revokedKeyHash?: Buffer) =>
+    announceAccessChange(scope.redis, scope.config.redisPrefix, change, revokedKeyHash);
 }
 
 function presentOptions(scope: RequestScope): PresentOptions {

@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { PUBLIC_WRITE_RATE_LIMIT } from '../../common/rate-budget';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import {
+  admin,
   newAccountKey,
   newCvAccount,
   newTicketBranch,
@@ -212,6 +213,31 @@ describe('one budget per credential, whatever the door: REST, GraphQL over HTTP,
     expect(new Set(answers.slice(PUBLIC_QUOTA).map((answer) => answer.status))).toEqual(new Set([429]));
     // The front door's read and express's routes count alike: a list from there is refused too.
     expect((await rest('/tickets', { ...address, authorization: 'Bearer tk_another' })).status).toBe(429);
+  });
+
+  it('counts a revoked key against its client address from its revocation on, on both doors', async () => {
+    const { key, keyId } = await newTicketBranch(platform.config);
+    await awayFromWindowEdge();
+    const address = { 'x-forwarded-for': '203.0.113.43' };
+    const auth = { ...address, authorization: `Bearer ${key}` };
+    expect((await rest('/tickets', auth)).headers.get('ratelimit-policy')).toBe(
+      `"public";q=${PUBLIC_QUOTA};w=60, "tickets";q=${TICKETS_QUOTA};w=60`,
+    );
+    const known = await graphql('{ tickets { total } }', auth);
+    expect(known.headers.get('ratelimit-policy')).toBe(`"tickets";q=${TICKETS_QUOTA};w=60`);
+    await admin(platform.config, 'key', 'revoke', '--id', String(keyId));
+    // The announcement reaches both doors within moments of the answer.
+    await waitUntil(
+      async () => (await rest('/tickets', auth)).status === 401,
+      5_000,
+      'the revoked key refused on REST',
+    );
+    const refused = await rest('/tickets', auth);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('ratelimit-policy')).toBe(`"public";q=${PUBLIC_QUOTA};w=60`);
+    const overGraph = await graphql('{ tickets { total } }', auth);
+    expect(overGraph.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(overGraph.headers.get('ratelimit-policy')).toBe(`"public";q=${PUBLIC_QUOTA};w=60`);
   });
 
   it('answers an Authorization that is no Bearer credential 401 on every door, counting its address', async () => {

@@ -167,6 +167,7 @@ export const ticketsCommands: CommandSpec[] = [
         await context.redis(),
         context.config.redisPrefix,
         keyRevoked(revoked.id, venueId, keyHash),
+        keyHash,
       );
       await audit(context, venueId, 'api_key.revoked', `api_key:${revoked.id}`);
       return revoked;

@@ -1,3 +1,4 @@
+import { forgetKnownCredential } from '../../../common/rate-budget';
 import { RedisSubscription, type Redis } from '../../../common/redis';
 import { accessChannel, type AccessChange } from '../../../contracts/tickets/access-change';
 import type { Principal } from './api-key.service';
@@ -7,12 +8,20 @@ const PRINCIPAL_TTL_MS = 30_000;
 const ENTITLEMENTS_TTL_MS = 60_000;
 const MAX_ENTRIES = 10_000;
 
-/** Tells every tickets subgraph process to forget what it cached about the key or venue. */
+/**
+ * Tells every tickets subgraph process to forget what it cached about the key or venue. Given a
+ * revoked key's hash, the doors' memory of whose key it was goes first, so its next request counts
+ * against its client address.
+ */
 export async function announceAccessChange(
   redis: Redis,
   redisPrefix: string,
   change: AccessChange,
+  revokedKeyHash?: Buffer,
 ): Promise<void> {
+  if (revokedKeyHash !== undefined) {
+    await forgetKnownCredential(redis, redisPrefix, ['tickets', 'board'], revokedKeyHash);
+  }
   await redis.publish(accessChannel(redisPrefix), JSON.stringify(change));
 }
 

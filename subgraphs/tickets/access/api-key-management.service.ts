@@ -18,7 +18,7 @@ export class VenueApiKeys {
     em: EntityManager,
     private readonly roles: VenueRoles,
     /** Tells every tickets process and the gateway to drop what they cached of a key. */
-    private readonly announce: (change: AccessChange) => Promise<void>,
+    private readonly announce: (change: AccessChange, revokedKeyHash?: Buffer) => Promise<void>,
   ) {
     this.repository = new ApiKeyRepository(em);
     this.members = new MembershipRepository(em);
@@ -62,7 +62,7 @@ export class VenueApiKeys {
     if (keyId === null || venueId === null) throw new NotFoundError(say('venue.key_not_found'));
     await this.roles.requireOr(venueId, 'manage', say('venue.key_not_found'));
     const { keyHash } = await this.keys.revoke(keyId);
-    await this.announce(keyRevoked(keyId, venueId, keyHash));
+    await this.announce(keyRevoked(keyId, venueId, keyHash), keyHash);
     await this.roles.audit(venueId, 'api_key.revoked', `api_key:${keyId}`);
     return { keyId, venueId };
   }

@@ -67,7 +67,7 @@ export class BoardService {
     private readonly roles: VenueRoles,
     private readonly outside: {
       publicBaseUrl: string;
-      announce: (change: AccessChange) => Promise<void>;
+      announce: (change: AccessChange, revokedKeyHash?: Buffer) => Promise<void>;
       clientAddress: string | null;
     },
   ) {}
@@ -126,7 +126,7 @@ export class BoardService {
   async revokeBoardDevice(id: string): Promise<BoardDevice> {
     const device = await this.managedDevice(id);
     const keyHash = await this.boards.revokeDevice(device.id);
-    await this.outside.announce(keyRevoked(device.id, device.venueId, keyHash));
+    await this.outside.announce(keyRevoked(device.id, device.venueId, keyHash), keyHash);
     await this.roles.audit(device.venueId, 'board_device.revoked', `board_device:${device.id}`);
     return (await this.boards.device(device.id))!;
   }
