@@ -433,6 +433,10 @@ export const MESSAGES = {
     ar: 'تجري الآن عمليات تصدير كثيرة؛ حاول مجدداً بعد ثوانٍ.',
   },
   'venue.key_not_found': { en: 'API key not found.', ar: 'مفتاح API غير موجود.' },
+  'venue.key_is_board_device': {
+    en: 'This id is a board device’s, not an API key’s: revoke it with revokeBoardDevice.',
+    ar: 'هذا المعرّف لجهاز لوحة وليس لمفتاح API: ألغِه باستخدام revokeBoardDevice.',
+  },
   'venue.member_not_found': { en: 'Member not found.', ar: 'العضو غير موجود.' },
   'venue.last_owner': {
     en: 'A venue keeps at least one owner.',

@@ -110,6 +110,29 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...production, INTERNAL_SECRET: secret }).internalSecret).toBe(secret);
   });
 
+  it('refuses WEBHOOK_ALLOW_INSECURE=true in production, naming it beside every other bad variable', () => {
+    const production = {
+      NODE_ENV: 'production',
+      WEBHOOK_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
+      INTERNAL_SECRET: 'k'.repeat(40),
+    };
+    expect(loadConfig({ ...production, WEBHOOK_ALLOW_INSECURE: 'false' }).webhooks.allowInsecure).toBe(false);
+    let refused: unknown;
+    try {
+      loadConfig({ ...production, WEBHOOK_ALLOW_INSECURE: 'true', INTERNAL_SECRET: undefined });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).problems).toEqual([
+      'INTERNAL_SECRET: required in production (openssl rand -base64 32)',
+      'WEBHOOK_ALLOW_INSECURE: never true in production (development and tests only)',
+    ]);
+    for (const NODE_ENV of ['development', 'test']) {
+      expect(loadConfig({ NODE_ENV, WEBHOOK_ALLOW_INSECURE: 'true' }).webhooks.allowInsecure).toBe(true);
+    }
+  });
+
   it('accepts a secondary secret and webhook key during a rotation, sending and sealing only with the primary', () => {
     const primary = 'p'.repeat(40);
     const secondary = 's'.repeat(40);

@@ -432,6 +432,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const raw = parsed.data;
   const problems = rotationProblems(raw);
+  // Venues choose webhook URLs: allowed any address, a venue could aim signed POSTs at the
+  // cluster's own services (a metadata endpoint, Redis, the subgraphs) from inside the network.
+  if (raw.NODE_ENV === 'production' && raw.WEBHOOK_ALLOW_INSECURE) {
+    problems.push('WEBHOOK_ALLOW_INSECURE: never true in production (development and tests only)');
+  }
   if (raw.SMS_DRIVER === 'http' && raw.SMS_HTTP_URL === undefined) {
     problems.push('SMS_HTTP_URL: required when SMS_DRIVER is http');
   }

@@ -17,12 +17,13 @@ interface RequestContext {
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
-const ACCEPTABLE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** A request id as every process answers it: the caller's own when it is this, else a new UUID. */
+export const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Keeps a caller's id when it is safe to log, otherwise starts a new one. */
 export function requestIdFrom(header: string | string[] | undefined): string {
   const value = Array.isArray(header) ? header[0] : header;
-  return value !== undefined && ACCEPTABLE_ID.test(value) ? value : randomUUID();
+  return value !== undefined && REQUEST_ID_PATTERN.test(value) ? value : randomUUID();
 }
 
 export function runWithRequestId<T>(requestId: string, fn: () => T, messageIds = false): T {

@@ -21,10 +21,15 @@ import { ticketsOpenApi } from './tickets/tickets.openapi';
 import { TICKET_ROUTES } from './tickets/tickets.routes';
 import { EXPORT_LINK_SECONDS } from '../contracts/cv/export-link';
 
+interface Header {
+  description: string;
+  required?: boolean;
+  schema: { type: string; pattern?: string };
+}
 interface Operation {
   summary: string;
   description?: string;
-  responses: Record<string, { description: string; headers?: Record<string, { description: string }> }>;
+  responses: Record<string, { description: string; headers?: Record<string, Header> }>;
 }
 type Paths = Record<string, Record<string, Operation>>;
 
@@ -64,8 +69,8 @@ function proseOf(value: unknown): string[] {
   );
 }
 
-/** Figures written as numbers, not those inside a name (the paper size `A4`). */
-const figuresIn = (text: string) => text.match(/(?<![A-Za-z])\d+(?:\.\d+)*/g) ?? [];
+/** Figures written as numbers, not those inside a name (the paper size `A4`, `UTF-8`). */
+const figuresIn = (text: string) => text.match(/(?<![A-Za-z]-?)\d+(?:\.\d+)*/g) ?? [];
 
 describe('the OpenAPI documents word their figures from the limits the adapter starts with', () => {
   it('ticket-calling-api.md: the configured per-key budget in the 429s and the RateLimit-Policy example', () => {
@@ -78,15 +83,53 @@ describe('the OpenAPI documents word their figures from the limits the adapter s
         path,
         `More than 7 requests a minute for the key, or a ring within ${RING_INTERVAL_SECONDS} seconds.`,
       ]);
-      for (const response of Object.values(operation.responses)) {
-        expect(response.headers?.['RateLimit-Policy']?.description).toBe(
-          'IETF httpapi draft: the quota ("tickets";q=7;w=60).',
-        );
+      for (const [status, response] of Object.entries(operation.responses)) {
+        // The JSON parser's refusals come before any limiter.
+        const counted = !['400', '413', '415'].includes(status);
+        expect([method, path, status, response.headers?.['RateLimit-Policy']?.description]).toEqual([
+          method,
+          path,
+          status,
+          counted
+            ? 'IETF httpapi draft: the quota of the budget the request counted against, such as "tickets";q=7;w=60.'
+            : undefined,
+        ]);
       }
     }
     const other = ticketsDoc({ name: 'tickets', quota: 250, windowSeconds: 90 });
     expect(other.paths['/tickets']!.get!.responses['429']!.description).toMatch(
       /^More than 250 requests in 90 seconds for the key/,
+    );
+  });
+
+  it('ticket-calling-api.md: the headers every answer carries are required, and their schemas name no budget', () => {
+    for (const { path, method, operation } of operationsOf(ticketsDoc().paths)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const headers = response.headers ?? {};
+        const where = [method, path, status];
+        const counted = !['400', '413', '415'].includes(status);
+        expect([...where, headers['X-Request-Id']?.required]).toEqual([...where, true]);
+        expect([...where, headers['RateLimit-Policy']?.required]).toEqual([...where, counted || undefined]);
+        // Absent while Redis cannot count: the limits fail open.
+        expect([...where, headers.RateLimit?.required]).toEqual([...where, undefined]);
+        expect([...where, headers['Retry-After']?.required]).toEqual([
+          ...where,
+          status === '429' || undefined,
+        ]);
+        for (const header of Object.values(headers))
+          expect(header.schema.pattern ?? '').not.toContain('tickets');
+      }
+    }
+    const budgets = ticketsDoc().paths['/tickets']!.get!.responses['200']!.headers!;
+    const policy = new RegExp(budgets['RateLimit-Policy']!.schema.pattern!, 'u');
+    const left = new RegExp(budgets.RateLimit!.schema.pattern!, 'u');
+    expect(policy.test('"tickets";q=120;w=60')).toBe(true);
+    expect(policy.test('"public";q=300;w=60, "public-writes";q=30;w=60')).toBe(true);
+    expect(policy.test('"tickets";q=120')).toBe(false);
+    expect(left.test('"public";r=299;t=42')).toBe(true);
+    expect(left.test('"tickets";r=-1;t=42')).toBe(false);
+    expect(Object.keys(ticketsDoc().paths['/tickets']!.post!.responses).sort()).toEqual(
+      ['201', '400', '401', '402', '403', '409', '413', '415', '422', '429'].sort(),
     );
   });
 
@@ -102,7 +145,7 @@ describe('the OpenAPI documents word their figures from the limits the adapter s
           method,
           path,
           status,
-          `IETF httpapi draft: the quota (${budget}).`,
+          `IETF httpapi draft: the quota of the budget the request counted against, such as ${budget}.`,
         ]);
       }
       if (path !== '/plans') {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { rateLimitHeaders as sentHeaders, type RatePolicy } from '../common/rate-budget';
+import { REQUEST_ID_PATTERN } from '../common/request-context';
 import { openApiPath, type HttpMethod, type RestRoute } from './route-table';
 
 /**
@@ -60,37 +61,54 @@ export const json = (schemaRef: object) => ({ content: { 'application/json': { s
 
 type Headers = Record<string, unknown>;
 
-/** The IETF httpapi draft headers of rate-limit.ts, with the policy header the budget sends as example. */
-export function rateLimitHeaders(policy: RatePolicy, required?: boolean): Headers {
-  const presence = required === undefined ? {} : { required };
+/** A budget's name as the rate headers quote it: "tickets", "public-writes". */
+const BUDGET_NAME = '"[a-z]+(?:-[a-z]+)*"';
+
+/** A header of one or more entries, comma-separated, as an answer counted by two budgets carries. */
+const entries = (entry: string) => `^${entry}(?:, ${entry})*$`;
+
+/**
+ * The IETF httpapi draft headers of rate-limit.ts, on every answer of a counted route. Their schema
+ * names no budget: which one counted a request depends on its credential (a key, an account, or
+ * none the platform knows, which counts against the client address).
+ */
+export function rateLimitHeaders(policy: RatePolicy): Headers {
   const example = sentHeaders([{ policy, allowed: true }])['RateLimit-Policy'];
   return {
     'RateLimit-Policy': {
-      description: `IETF httpapi draft: the quota (${example}).`,
-      ...presence,
-      schema: { type: 'string' },
+      description: `IETF httpapi draft: the quota of the budget the request counted against, such as ${example}.`,
+      required: true,
+      schema: { type: 'string', pattern: entries(`${BUDGET_NAME};q=[0-9]+;w=[0-9]+`) },
     },
+    // Not required: the limits fail open, so while Redis cannot count there is nothing to report.
     RateLimit: {
-      description: 'IETF httpapi draft: requests left (r) and seconds until reset (t).',
-      ...presence,
-      schema: { type: 'string' },
+      description:
+        'IETF httpapi draft: requests left (r) and seconds until the window resets (t). Absent only while the platform cannot count (its Redis unreachable), when requests are let through.',
+      schema: { type: 'string', pattern: entries(`${BUDGET_NAME};r=[0-9]+;t=[0-9]+`) },
     },
   };
 }
 
 /** The request id header every answer carries. */
-export function requestIdHeader(required?: boolean): Headers {
+export function requestIdHeader(): Headers {
   return {
     'X-Request-Id': {
-      description: 'The request’s id, also on every log line it caused.',
-      ...(required === undefined ? {} : { required }),
-      schema: { type: 'string' },
+      description:
+        'The request’s id, also on every log line it caused: the caller’s own X-Request-Id when it matches this pattern, else a new UUID.',
+      required: true,
+      schema: { type: 'string', pattern: REQUEST_ID_PATTERN.source },
     },
   };
 }
 
-/** Retry-After, as a refusal of a budget sends it. */
-export const retryAfter = { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } };
+/** Retry-After, on every answer that refuses for now (a budget, the ring interval, a busy renderer). */
+export const retryAfter = {
+  'Retry-After': { description: 'Seconds to wait.', required: true, schema: { type: 'integer', minimum: 1 } },
+};
+
+/** What the input guard (input-guard.ts) refuses on every route of both documents, as a 422 says it. */
+export const TEXT_RULE =
+  'a query value, a JSON body field (at any depth) or a header the route reads holds a NUL, a lone surrogate or bytes that are not UTF-8; the field is named.';
 
 /** Response objects that carry `headers` beside their own, with `errorBody` the usual error schema. */
 export function responses(headers: Headers, errorBody: string) {

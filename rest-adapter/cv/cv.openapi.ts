@@ -12,6 +12,7 @@ import {
   requestIdHeader,
   responses,
   retryAfter,
+  TEXT_RULE,
   type SchemaRegistry,
 } from '../openapi';
 import { PLAN_SCHEMAS } from '../plans/plans.resources';
@@ -39,7 +40,10 @@ export interface CvDescriptions {
   limited: Headers;
   /** The same for GET /plans, counted per client address. */
   publicLimited: Headers;
-  /** The answers every keyed route may give: no valid key, or over the account's budget. */
+  /**
+   * The answers every keyed route may give: no valid key, text no field takes (a route with a 422
+   * of its own words replaces it), or over the account's budget.
+   */
   authErrors: Record<string, unknown>;
   /** The JSON parser's refusals, before the rate limiter and any route. */
   bodyErrors: Record<string, unknown>;
@@ -70,21 +74,18 @@ export interface CvDescriptions {
   ifNoneMatch: object;
 }
 
-/** Retry-After as a refusal always sends it. */
-const retryAfterRequired = { 'Retry-After': { ...retryAfter['Retry-After'], required: true } };
-
 /** The descriptions' pieces for the configured limits. */
 export function cvDescriptions({
   policies,
   renderTimeoutMs,
 }: Omit<CvOpenApiSettings, 'publicBaseUrl'>): CvDescriptions {
   // The limiter answers for every CV path before its route runs, refusals included.
-  const limited = { ...rateLimitHeaders(policies.cv, true), ...requestIdHeader(true) };
+  const limited = { ...rateLimitHeaders(policies.cv), ...requestIdHeader() };
   const { ok, error } = responses(limited, 'Error');
   const perAccount = `${policies.cv.quota} requests ${perWindow(policies.cv.windowSeconds)}`;
   const bodyError = (description: string) => ({
     description,
-    headers: requestIdHeader(true),
+    headers: requestIdHeader(),
     ...json(ref('Error')),
   });
   const cacheHeaders = (cacheControl: string, vary?: string): Headers => ({
@@ -101,11 +102,8 @@ export function cvDescriptions({
   const acceptLanguage = { $ref: '#/components/parameters/AcceptLanguage' };
   const authErrors = {
     '401': error('Missing, invalid or revoked X-API-Key.'),
-    '429': error(
-      `More than ${perAccount} for the account, all its keys together.`,
-      'Error',
-      retryAfterRequired,
-    ),
+    '422': error(`Text no field takes: ${TEXT_RULE}`),
+    '429': error(`More than ${perAccount} for the account, all its keys together.`, 'Error', retryAfter),
   };
   const cvErrors = {
     '403': error('The CV belongs to another account.'),
@@ -115,27 +113,29 @@ export function cvDescriptions({
     ok,
     error,
     limited,
-    publicLimited: { ...rateLimitHeaders(policies.public, true), ...requestIdHeader(true) },
+    publicLimited: { ...rateLimitHeaders(policies.public), ...requestIdHeader() },
     authErrors,
     bodyErrors: {
       '400': bodyError('The body is not valid JSON.'),
       '413': bodyError(`The body is larger than ${bytesInWords(JSON_BODY_LIMIT_BYTES)}.`),
-      '415': bodyError('The body’s character set is not supported.'),
+      '415': bodyError('The body’s character set or content encoding is not supported.'),
     },
     exportErrors: {
       '403': error('Another account’s CV, or the plan’s download_limit is reached (the message names it).'),
       '429': error(
         `More than ${EXPORTS_PER_MINUTE} exports a minute, or more than ${perAccount}.`,
         'Error',
-        retryAfterRequired,
+        retryAfter,
       ),
       '503': error(
         `The renderer is saturated or a render took over ${secondsInWords(renderTimeoutMs / 1000)}.`,
         'Error',
-        retryAfterRequired,
+        retryAfter,
       ),
     },
-    validation: (description) => ({ '422': error(description) }),
+    validation: (description) => ({
+      '422': error(`${description} Or text no field takes: ${TEXT_RULE}`),
+    }),
     onCv: (operationId, summary, description, success, extra = {}) => ({
       operationId,
       summary,

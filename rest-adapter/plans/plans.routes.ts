@@ -38,7 +38,7 @@ export const PLAN_ROUTES: readonly RestRoute<CvDescriptions, PlansDependencies>[
           description: 'Too many requests without a credential from this client address.',
           headers: {
             ...publicLimited,
-            'Retry-After': { ...retryAfter['Retry-After'], required: true },
+            ...retryAfter,
           },
           ...json(ref('Error')),
         },

@@ -1,13 +1,17 @@
 import { RING_INTERVAL_SECONDS } from '../../contracts/tickets/ticket.limits';
 import type { RatePolicy } from '../../common/rate-budget';
-import { perWindow, secondsInWords } from '../figures';
+import { bytesInWords, perWindow, secondsInWords } from '../figures';
+import { JSON_BODY_LIMIT_BYTES } from '../http-errors';
 import {
   components,
+  json,
   openApiDocument,
   rateLimitHeaders,
+  ref,
   requestIdHeader,
   responses,
   retryAfter,
+  TEXT_RULE,
 } from '../openapi';
 import { API_PREFIX, type RestRoute } from '../route-table';
 import { TICKET_REQUEST_SCHEMA_IDS } from './tickets.requests';
@@ -27,11 +31,21 @@ export interface TicketsDescriptions {
   error: ReturnType<typeof responses>['error'];
   /** The answers every ticket route may give before its own: the key, the plan, the scope, the budget. */
   commonErrors: Record<string, unknown>;
+  /** The JSON parser's refusals of a body, before the rate limiter and any route. */
+  bodyErrors: Record<string, unknown>;
+  /** The route's 422: its own reasons, if any, and text no field takes, which every route refuses. */
+  validation: (reasons?: string) => Record<string, unknown>;
 }
 
 /** The descriptions' pieces for the budget `policy`. */
 export function ticketsDescriptions(policy: RatePolicy): TicketsDescriptions {
+  // The limiter answers for every ticket path before its route runs, refusals included.
   const { ok, error } = responses({ ...rateLimitHeaders(policy), ...requestIdHeader() }, 'Error');
+  const bodyError = (description: string) => ({
+    description,
+    headers: requestIdHeader(),
+    ...json(ref('Error')),
+  });
   return {
     ok,
     error,
@@ -45,6 +59,19 @@ export function ticketsDescriptions(policy: RatePolicy): TicketsDescriptions {
         retryAfter,
       ),
     },
+    bodyErrors: {
+      '400': bodyError('The body is not valid JSON.'),
+      '413': bodyError(`The body is larger than ${bytesInWords(JSON_BODY_LIMIT_BYTES)}.`),
+      '415': bodyError('The body’s character set or content encoding is not supported.'),
+    },
+    validation: (reasons) => ({
+      '422': error(
+        reasons === undefined
+          ? `Text no field takes: ${TEXT_RULE}`
+          : `${reasons} Or text no field takes: ${TEXT_RULE}`,
+        'ValidationError',
+      ),
+    }),
   };
 }
 

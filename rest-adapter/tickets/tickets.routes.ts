@@ -61,6 +61,13 @@ async function refuse(
   throw new ValidationError(fieldErrorsOf(error));
 }
 
+/** An order id that is not text is refused as a field; one that names no ticket is a 404. */
+const EXTERNAL_ID_RULE =
+  'The external id in the path holds a NUL, a lone surrogate or bytes that are not UTF-8 (external_id).';
+
+/** The by-external-id routes' own 422 reason, after the move's. */
+const externalIdRule = (suffix: string) => (suffix === '' ? '' : ` ${EXTERNAL_ID_RULE}`);
+
 /** The moves, as the document describes them. */
 const ACTIONS: readonly { action: TicketAction; summary: string; description: string }[] = [
   { action: 'ready', summary: 'Mark ready and alert the customer', description: 'waiting → ready.' },
@@ -75,7 +82,7 @@ const ACTIONS: readonly { action: TicketAction; summary: string; description: st
 
 const describeAction =
   (action: (typeof ACTIONS)[number], suffix: string, parameter: object) =>
-  ({ ok, error, commonErrors }: TicketsDescriptions) => ({
+  ({ ok, error, commonErrors, validation }: TicketsDescriptions) => ({
     operationId: `${action.action}Ticket${suffix}`,
     summary: action.summary,
     description: `${action.description} Needs tickets:write.`,
@@ -84,7 +91,7 @@ const describeAction =
       '200': ok(`{"message": "${ACTION_MESSAGES[action.action]}"}`, ref('ActionResponse')),
       ...commonErrors,
       '404': error('Ticket does not exist (or belongs to another branch).'),
-      '422': error('The move is not allowed from the ticket’s status.', 'ValidationError'),
+      ...validation(`The move is not allowed from the ticket’s status.${externalIdRule(suffix)}`),
     },
   });
 
@@ -120,7 +127,7 @@ export const TICKET_ROUTES: readonly TicketRoute[] = [
     method: 'get',
     path: '/tickets',
     operations: [LIST_TICKETS, TICKET_ACCESS],
-    openapi: ({ ok, error, commonErrors }) => ({
+    openapi: ({ ok, commonErrors, validation }) => ({
       operationId: 'listTickets',
       summary: 'List tickets, newest first',
       description:
@@ -129,7 +136,7 @@ export const TICKET_ROUTES: readonly TicketRoute[] = [
       responses: {
         '200': ok('A page of tickets', ref('TicketList')),
         ...commonErrors,
-        '422': error('A query parameter is invalid.', 'ValidationError'),
+        ...validation('A query parameter is invalid.'),
       },
     }),
     handler: async (req, res, { graph, publicBaseUrl }) => {
@@ -152,7 +159,7 @@ export const TICKET_ROUTES: readonly TicketRoute[] = [
     method: 'post',
     path: '/tickets',
     operations: [CREATE_TICKET, TICKET_ACCESS],
-    openapi: ({ ok, error, commonErrors }) => ({
+    openapi: ({ ok, error, commonErrors, bodyErrors, validation }) => ({
       operationId: 'createTicket',
       summary: 'Create a ticket',
       description: 'Needs tickets:write.',
@@ -161,16 +168,14 @@ export const TICKET_ROUTES: readonly TicketRoute[] = [
       responses: {
         '201': ok('Created (or replayed)', ref('TicketCreated'), {
           'Idempotent-Replayed': {
-            description: '"true" on a replay of an earlier request.',
-            schema: { type: 'string' },
+            description: 'On a replay of an earlier request only.',
+            schema: { type: 'string', enum: ['true'] },
           },
         }),
         ...commonErrors,
+        ...bodyErrors,
         '409': error('A request with the same Idempotency-Key is still running.'),
-        '422': error(
-          'Invalid data, a number or external_id already open, or a reused Idempotency-Key.',
-          'ValidationError',
-        ),
+        ...validation('Invalid data, a number or external_id already open, or a reused Idempotency-Key.'),
       },
     }),
     handler: async (req, res, { graph }) => {
@@ -189,7 +194,7 @@ export const TICKET_ROUTES: readonly TicketRoute[] = [
     method: 'get',
     path: '/tickets/:id',
     operations: [TICKET_BY_ID],
-    openapi: ({ ok, error, commonErrors }) => ({
+    openapi: ({ ok, error, commonErrors, validation }) => ({
       operationId: 'getTicket',
       summary: 'Get a ticket',
       description: 'Needs tickets:read.',
@@ -198,6 +203,7 @@ export const TICKET_ROUTES: readonly TicketRoute[] = [
         '200': ok('The ticket', ref('Ticket')),
         ...commonErrors,
         '404': error('Ticket does not exist.'),
+        ...validation(),
       },
     }),
     handler: async (req, res, { graph }) => {
@@ -210,7 +216,7 @@ export const TICKET_ROUTES: readonly TicketRoute[] = [
     method: 'get',
     path: '/tickets/by-external/:externalId',
     operations: [TICKET_BY_EXTERNAL_ID],
-    openapi: ({ ok, error, commonErrors }) => ({
+    openapi: ({ ok, error, commonErrors, validation }) => ({
       operationId: 'getTicketByExternalId',
       summary: 'Get a ticket by the order id of the calling system',
       description: 'Needs tickets:read.',
@@ -219,6 +225,7 @@ export const TICKET_ROUTES: readonly TicketRoute[] = [
         '200': ok('The ticket', ref('Ticket')),
         ...commonErrors,
         '404': error('Ticket does not exist.'),
+        ...validation(EXTERNAL_ID_RULE),
       },
     }),
     handler: async (req, res, { graph }) => {
@@ -235,11 +242,19 @@ export const TICKET_ROUTES: readonly TicketRoute[] = [
     method: 'get',
     path: '/openapi.json',
     operations: [TICKET_ACCESS],
-    openapi: ({ ok, commonErrors }) => ({
+    openapi: ({ ok, commonErrors, validation }) => ({
       operationId: 'openApi',
       summary: 'Machine-readable description of the API',
       description: 'Needs a valid key with tickets:read.',
-      responses: { '200': ok('This document', { type: 'object' }), ...commonErrors },
+      responses: {
+        '200': ok('This document', {
+          type: 'object',
+          properties: { openapi: { const: '3.1.0' } },
+          required: ['openapi', 'info', 'paths', 'components'],
+        }),
+        ...commonErrors,
+        ...validation(),
+      },
     }),
     handler: async (req, res, { graph, document }) => {
       await graph.execute(TICKET_ACCESS, { scope: 'READ' }, req);

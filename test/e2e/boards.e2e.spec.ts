@@ -1,9 +1,11 @@
 import { createClient, type Client } from 'graphql-ws';
+import { Redis } from 'ioredis';
 import WebSocket from 'ws';
+import { accessChannel } from '../../contracts/tickets/access-change';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { askGraph, bearer, signUpPerson, type SignedUp } from '../support/graph';
-import { startPlatform, type Platform } from '../support/platform';
+import { platformEnv, startPlatform, type Platform } from '../support/platform';
 import { waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -215,6 +217,71 @@ describe('venue boards on the graph: paired board devices, displays, and their l
       { action: 'board_device.paired', actor: { type: 'key' } },
       { action: 'board_device.created', actor: { type: 'user' } },
     ]);
+  });
+
+  it('refuses revokeApiKey on a board device’s id with NOT_FOUND naming revokeBoardDevice, changing nothing', async () => {
+    const owner = await person();
+    const { venueId, branchId } = await venueWithBranch(owner);
+    const { createBoardDevice } = await data<{ createBoardDevice: { code: string; device: { id: string } } }>(
+      CREATE_DEVICE,
+      { i: { branchId, name: 'Tablet' } },
+      bearer(owner.token),
+    );
+    const { pairBoardDevice } = await data<{ pairBoardDevice: { secret: string } }>(
+      PAIR,
+      { code: createBoardDevice.code },
+      {},
+    );
+    const deviceId = Number(createBoardDevice.device.id);
+    const device = bearer(pairBoardDevice.secret);
+    const auditActions = async () =>
+      (
+        await data<{ venue: { auditLog: { items: { action: string }[] } } }>(
+          'query ($id: ID!) { venue(id: $id) { auditLog { items { action } } } }',
+          { id: venueId },
+          bearer(owner.token),
+        )
+      ).venue.auditLog.items.map((item) => item.action);
+    const auditedBefore = await auditActions();
+    const listener = new Redis(platformEnv(platform.config).REDIS_URL!);
+    const announced: { keyId?: number }[] = [];
+    listener.on('message', (_channel: string, message: string) =>
+      announced.push(JSON.parse(message) as { keyId?: number }),
+    );
+    await listener.subscribe(accessChannel(platform.config.redisPrefix));
+    try {
+      const REVOKE_KEY = 'mutation ($id: ID!) { revokeApiKey(id: $id) { id } }';
+      const refused = await graph(REVOKE_KEY, { id: String(deviceId) }, bearer(owner.token));
+      expect(refused.errors?.map((e) => [e.extensions?.code, e.message])).toEqual([
+        ['NOT_FOUND', 'This id is a board device’s, not an API key’s: revoke it with revokeBoardDevice.'],
+      ]);
+      // Whoever does not manage the venue learns nothing of the device.
+      const stranger = await person();
+      const hidden = await graph(REVOKE_KEY, { id: String(deviceId) }, bearer(stranger.token));
+      expect(hidden.errors?.map((e) => [e.extensions?.code, e.message])).toEqual([
+        ['NOT_FOUND', 'API key not found.'],
+      ]);
+
+      const works = await data<{ tickets: { total: number } }>('{ tickets { total } }', {}, device);
+      expect(works.tickets.total).toBe(0);
+      expect(await auditActions()).toEqual(auditedBefore);
+
+      // The real revocation is announced after anything the refused ones could have announced.
+      await data(
+        'mutation ($id: ID!) { revokeBoardDevice(id: $id) { id } }',
+        { id: String(deviceId) },
+        bearer(owner.token),
+      );
+      await waitUntil(
+        () => announced.some((change) => change.keyId === deviceId),
+        10_000,
+        'the device’s revocation announced',
+      );
+      expect(announced.filter((change) => change.keyId === deviceId)).toHaveLength(1);
+      expect(await auditActions()).toEqual(['board_device.revoked', ...auditedBefore]);
+    } finally {
+      listener.disconnect();
+    }
   });
 
   it('feeds a board live for a device or a member’s session, and closes a revoked device’s socket', async () => {

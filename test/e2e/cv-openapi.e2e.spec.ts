@@ -188,13 +188,15 @@ describe('GET /cv/openapi.json: the CV API described in OpenAPI 3.1, checked aga
         for (const [status, response] of Object.entries(operation.responses)) {
           // The JSON parser's refusals come before the rate limiter.
           if (['400', '413', '415'].includes(status)) continue;
-          expect([method, path, status, response.headers?.RateLimit?.required]).toEqual([
+          expect([method, path, status, response.headers?.['RateLimit-Policy']?.required]).toEqual([
             method,
             path,
             status,
             true,
           ]);
-          expect(response.headers?.['RateLimit-Policy']?.required).toBe(true);
+          // Described on every counted answer, but not required: it is left out while Redis cannot count.
+          expect(response.headers?.RateLimit).toBeDefined();
+          expect(response.headers?.RateLimit?.required).toBeUndefined();
         }
         if (path.includes('{uuid}')) expect(statuses).toEqual(expect.arrayContaining(['403', '404']));
       }

@@ -58,9 +58,13 @@ export class VenueApiKeys {
   /** Revokes a key of a venue the caller manages; returns it and its venue, to read it back. */
   async revokeApiKey(id: string): Promise<{ keyId: number; venueId: number }> {
     const keyId = parseRecordId(id);
-    const venueId = keyId === null ? null : await this.repository.venueOfKey(keyId);
-    if (keyId === null || venueId === null) throw new NotFoundError(say('venue.key_not_found'));
+    const owner = keyId === null ? null : await this.repository.ownerOfKey(keyId);
+    if (keyId === null || owner === null) throw new NotFoundError(say('venue.key_not_found'));
+    const { venueId } = owner;
     await this.roles.requireOr(venueId, 'manage', say('venue.key_not_found'));
+    // Devices and keys share a table, but a device is revoked, audited and listed as a device; only
+    // those who manage the venue learn that the id is one.
+    if (owner.board) throw new NotFoundError(say('venue.key_is_board_device'));
     const { keyHash } = await this.keys.revoke(keyId);
     await this.announce(keyRevoked(keyId, venueId, keyHash), keyHash);
     await this.roles.audit(venueId, 'api_key.revoked', `api_key:${keyId}`);

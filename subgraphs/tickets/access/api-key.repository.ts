@@ -125,10 +125,17 @@ export class ApiKeyRepository {
 
   /** The venue a key belongs to, through its branch; null for an unknown key. */
   async venueOfKey(keyId: number): Promise<number | null> {
-    const rows = await this.em.execute<{ venue_id: string }[]>(
-      `select b.venue_id from tickets.api_keys k join tickets.branches b on b.id = k.branch_id where k.id = ?`,
+    return (await this.ownerOfKey(keyId))?.venueId ?? null;
+  }
+
+  /** The venue a key belongs to and whether it is a paired board device's; null for an unknown key. */
+  async ownerOfKey(keyId: number): Promise<{ venueId: number; board: boolean } | null> {
+    const rows = await this.em.execute<{ venue_id: string; kind: string }[]>(
+      `select b.venue_id, k.kind from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
+        where k.id = ?`,
       [keyId],
     );
-    return rows[0] === undefined ? null : Number(rows[0].venue_id);
+    const row = rows[0];
+    return row === undefined ? null : { venueId: Number(row.venue_id), board: row.kind === 'board' };
   }
 }
