@@ -81,7 +81,7 @@ describe('the OpenAPI documents word their figures from the limits the adapter s
       expect([method, path, tooMany.description]).toEqual([
         method,
         path,
-        `More than 7 requests a minute for the key, or a ring within ${RING_INTERVAL_SECONDS} seconds.`,
+        `More than 7 requests a minute for the key, or a ring within ${RING_INTERVAL_SECONDS} seconds; without a valid key, the client address’s budget (RateLimit-Policy names it).`,
       ]);
       for (const [status, response] of Object.entries(operation.responses)) {
         // The JSON parser's refusals come before any limiter.

@@ -101,9 +101,15 @@ export function cvDescriptions({
   });
   const acceptLanguage = { $ref: '#/components/parameters/AcceptLanguage' };
   const authErrors = {
-    '401': error('Missing, invalid or revoked X-API-Key.'),
+    '401': error(
+      'Missing, invalid or revoked X-API-Key: counted against the client address’s budget, which RateLimit then shows.',
+    ),
     '422': error(`Text no field takes: ${TEXT_RULE}`),
-    '429': error(`More than ${perAccount} for the account, all its keys together.`, 'Error', retryAfter),
+    '429': error(
+      `More than ${perAccount} for the account, all its keys together; without a valid key, the client address’s budget (RateLimit-Policy names it).`,
+      'Error',
+      retryAfter,
+    ),
   };
   const cvErrors = {
     '403': error('The CV belongs to another account.'),

@@ -50,11 +50,13 @@ export function ticketsDescriptions(policy: RatePolicy): TicketsDescriptions {
     ok,
     error,
     commonErrors: {
-      '401': error('Wrong, missing or revoked key.'),
+      '401': error(
+        'Wrong, missing or revoked key, or an Authorization that is not `Bearer <key>`: counted against the client address’s budget, which RateLimit then shows.',
+      ),
       '402': error('The venue’s plan does not include the API.'),
       '403': error('The key lacks the required scope.'),
       '429': error(
-        `More than ${policy.quota} requests ${perWindow(policy.windowSeconds)} for the key, or a ring within ${secondsInWords(RING_INTERVAL_SECONDS)}.`,
+        `More than ${policy.quota} requests ${perWindow(policy.windowSeconds)} for the key, or a ring within ${secondsInWords(RING_INTERVAL_SECONDS)}; without a valid key, the client address’s budget (RateLimit-Policy names it).`,
         'Error',
         retryAfter,
       ),

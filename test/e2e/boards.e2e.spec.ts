@@ -5,7 +5,7 @@ import { accessChannel } from '../../contracts/tickets/access-change';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { askGraph, bearer, signUpPerson, type SignedUp } from '../support/graph';
-import { platformEnv, startPlatform, type Platform } from '../support/platform';
+import { admin, platformEnv, startPlatform, type Platform } from '../support/platform';
 import { waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -255,6 +255,10 @@ describe('venue boards on the graph: paired board devices, displays, and their l
       expect(refused.errors?.map((e) => [e.extensions?.code, e.message])).toEqual([
         ['NOT_FOUND', 'This id is a board device’s, not an API key’s: revoke it with revokeBoardDevice.'],
       ]);
+      // The operator's CLI refuses the same, in the same words.
+      await expect(admin(platform.config, 'key', 'revoke', '--id', String(deviceId))).rejects.toThrow(
+        'key revoke: This id is a board device’s, not an API key’s: revoke it with revokeBoardDevice.',
+      );
       // Whoever does not manage the venue learns nothing of the device.
       const stranger = await person();
       const hidden = await graph(REVOKE_KEY, { id: String(deviceId) }, bearer(stranger.token));

@@ -1,3 +1,5 @@
+import { NotFoundError } from '../../common/errors';
+import { say } from '../../common/messages';
 import { SubgraphClient } from '../../common/subgraph-call';
 import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
 import { keyRevoked } from '../../contracts/tickets/access-change';
@@ -158,9 +160,12 @@ export const ticketsCommands: CommandSpec[] = [
     flags: { id: { description: 'API key id.', type: 'integer', required: true } },
     async run(flags, context) {
       const em = await context.em('tickets');
+      const owner = await new ApiKeyRepository(em).ownerOfKey(id(flags, 'id'));
+      if (owner === null) throw new NotFoundError(`API key ${id(flags, 'id')} not found.`);
+      // A device is revoked, audited and listed as a device, on the graph, as revokeApiKey says.
+      if (owner.board) throw new NotFoundError(say('venue.key_is_board_device'));
+      const { venueId } = owner;
       const { keyHash, ...revoked } = await new ApiKeyService(em).revoke(id(flags, 'id'));
-      // A key found by id has a branch, and the branch a venue (foreign keys).
-      const venueId = (await new ApiKeyRepository(em).venueOfKey(revoked.id))!;
       // Processes that cached the key forget it now (their TTL covers a missed announcement), and
       // live sockets presenting it are checked again.
       await announceAccessChange(
