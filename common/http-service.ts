@@ -5,6 +5,7 @@ import { clientAddressOf, proxyTrust, type ProxyTrust } from './client-address';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { captureRoute, metricsPortFor, routeTemplate, type PoolState, type ProcessMetrics } from './metrics';
+import { redactUrl } from './redaction';
 import type { Redis } from './redis';
 import {
   MESSAGE_IDS_HEADER,
@@ -256,7 +257,8 @@ export class HttpService {
   /**
    * The frame every request is served in: its request id (and, when traced, `traceresponse`) on
    * the answer, `Connection: close` while draining, the request context `next` runs in, and at
-   * `finish` the duration observed under `route()` and the access log line for `path`.
+   * `finish` the duration observed under `route()` and the access log line for `path`, its
+   * capability tokens replaced by their fingerprints (common/redaction.ts).
    */
   frame(
     req: IncomingMessage,
@@ -288,7 +290,8 @@ export class HttpService {
           );
           const entry = {
             method: req.method,
-            path,
+            // A token in the path opens a ticket, a display or a CV: the line names its fingerprint.
+            path: redactUrl(path),
             status: res.statusCode,
             durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
           };
