@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '../../common/config';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { bearer, graphData, type SignedUp } from '../support/graph';
@@ -9,6 +9,7 @@ import { venuePeople } from '../support/venue-people';
 import { waitUntil } from '../support/wait';
 
 const fingerprint = (token: string) => createHash('sha256').update(token).digest('hex').slice(0, 8);
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 interface LogLine {
   service?: string;
@@ -34,6 +35,7 @@ describe('what the public edge leaves in logs and traces', () => {
     'edge-telemetry',
   );
   let owner: SignedUp;
+  let ticketToken: string;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -89,7 +91,7 @@ describe('what the public edge leaves in logs and traces', () => {
     });
     expect(created.status).toBe(201);
     const publicUrl = ((await created.json()) as { public_url: string }).public_url;
-    const ticketToken = publicUrl.split('/').at(-1)!;
+    ticketToken = publicUrl.split('/').at(-1)!;
 
     const { createDisplay } = await graphData<{ createDisplay: { url: string } }>(
       stack.gatewayUrl,
@@ -189,4 +191,28 @@ describe('what the public edge leaves in logs and traces', () => {
     const query = String(serverSpan('/exports/tickets.csv')!.attributes['url.query']);
     expect(query).toMatch(/^branch=\d+&from=.*&signature=\[redacted\]$/);
   }, 120_000);
+
+  it("starts the platform's own trace for an outside caller's traceparent, links it, and carries it through the gateway", async () => {
+    const callerTrace = hex(16);
+    const callerSpan = hex(8);
+    const page = await fetch(`${origin}/t/${ticketToken}`, {
+      headers: { traceparent: `00-${callerTrace}-${callerSpan}-01` },
+    });
+    expect(page.status).toBe(200);
+    await page.arrayBuffer();
+    const traceId = page.headers.get('traceresponse')?.split('-')[1];
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(traceId).not.toBe(callerTrace);
+    await waitUntil(
+      () =>
+        collector.trace(traceId!).some((s) => s.service === 'rest-adapter' && s.kind === SERVER) &&
+        collector.trace(traceId!).some((s) => s.service === 'gateway' && s.kind === SERVER),
+      15_000,
+      "the page's request traced through the adapter and the gateway",
+    );
+    const adapter = collector.trace(traceId!).find((s) => s.service === 'rest-adapter' && s.kind === SERVER)!;
+    expect(adapter.parentSpanId).toBe('');
+    expect(adapter.links).toEqual([{ traceId: callerTrace, spanId: callerSpan }]);
+    expect(collector.trace(callerTrace)).toEqual([]);
+  });
 });
