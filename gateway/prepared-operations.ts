@@ -128,8 +128,17 @@ function newCachePolicy() {
 export interface PreparedChecks {
   /** Whether the cost estimate lets the operation through (the cost plugin of query-limits.ts). */
   withinCost: CostCheck;
-  /** Counts an answered operation, as the metrics plugin does (gateway-metrics.ts). */
-  answered(operation: OperationDefinitionNode, operationName: string, result: 'success'): void;
+  /**
+   * Counts an answered operation, as the metrics plugin does (gateway-metrics.ts), with what says
+   * who sent it: its context and the decisions of its count.
+   */
+  answered(
+    operation: OperationDefinitionNode,
+    operationName: string,
+    result: 'success',
+    context: GatewayContext,
+    decisions: readonly RateDecision[],
+  ): void;
   logger: Logger;
 }
 
@@ -326,7 +335,13 @@ export class PreparedOperations {
     answerHeaders['cache-control'] =
       cacheable === null ? 'no-store' : `max-age=${cacheable.maxAge}, ${cacheable.scope.toLowerCase()}`;
     answerHeaders['content-type'] = JSON_TYPE;
-    this.checks.answered(operation, prepared.operationName ?? request.operationName ?? '', 'success');
+    this.checks.answered(
+      operation,
+      prepared.operationName ?? request.operationName ?? '',
+      'success',
+      context,
+      decisions,
+    );
     return {
       kind: 'answered',
       answer: { headers: answerHeaders, body: `${JSON.stringify({ data: result.data })}\n` },
