@@ -42,3 +42,9 @@ export function proxyTrust(trusted: readonly string[]): ProxyTrust {
 export function clientAddressOf(request: IncomingMessage, trust: ProxyTrust): string | undefined {
   return proxyAddr(request, trust);
 }
+
+/** Whether a request's socket peer is one of the trusted proxies, whose word about the request counts. */
+export function fromTrustedProxy(request: IncomingMessage, trust: ProxyTrust): boolean {
+  const peer = request.socket.remoteAddress;
+  return peer !== undefined && trust(peer, 0);
+}

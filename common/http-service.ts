@@ -1,10 +1,12 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
-import { clientAddressOf, proxyTrust, type ProxyTrust } from './client-address';
+import { clientAddressOf, fromTrustedProxy, proxyTrust, type ProxyTrust } from './client-address';
 import type { Config } from './config';
+import { presentsInternalCredential } from './internal-credential';
 import type { Logger } from './logger';
 import { captureRoute, metricsPortFor, routeTemplate, type PoolState, type ProcessMetrics } from './metrics';
+import { redactUrl } from './redaction';
 import type { Redis } from './redis';
 import {
   MESSAGE_IDS_HEADER,
@@ -13,7 +15,7 @@ import {
   runWithRequestId,
   wantsMessageIds,
 } from './request-context';
-import { currentTraceresponse, TRACERESPONSE_HEADER } from './trace-context';
+import { currentTraceresponse, TRACERESPONSE_HEADER, trustCallerTraceWhen } from './trace-context';
 
 /** A dependency of a process; readiness fails while any check it cannot serve without fails. */
 export interface ReadinessCheck {
@@ -44,6 +46,11 @@ export interface HttpServiceOptions {
   maxHeaderBytes?: number;
   /** TRUSTED_PROXIES: whose `X-Forwarded-For` names the client (`req.ip`); nobody's if unset. */
   trustedProxies?: readonly string[];
+  /**
+   * The platform's credential as this process accepts it: a request that carries it is another
+   * process of the platform, whose `traceparent` the server span continues as a trusted proxy's.
+   */
+  internalSecrets?: readonly string[];
   /**
    * The process's instruments: every request is observed in `http_server_request_duration_seconds`
    * and `GET /metrics` is served on `port` (METRICS_PORT; unset, the public port + 5000) at `host`.
@@ -109,6 +116,7 @@ export class HttpService {
       health: backing.health,
       maxHeaderBytes,
       trustedProxies: config.trustedProxies,
+      internalSecrets: config.acceptedInternalSecrets,
       metrics: { registry: backing.metrics, host: config.metrics.host, port: config.metrics.port },
     });
   }
@@ -120,6 +128,11 @@ export class HttpService {
     this.app.disable('etag');
     this.trust = proxyTrust(options.trustedProxies ?? []);
     this.app.set('trust proxy', this.trust);
+    const fromPlatform =
+      options.internalSecrets === undefined
+        ? () => false
+        : presentsInternalCredential(options.internalSecrets);
+    trustCallerTraceWhen((req) => fromTrustedProxy(req, this.trust) || fromPlatform(req));
     this.app.use((req, res, next) => {
       if (options.metrics !== undefined) captureRoute(req, res);
       this.frame(req, res, () => routeTemplate(req, res), req.originalUrl.split('?')[0] ?? '/', next);
@@ -256,7 +269,8 @@ export class HttpService {
   /**
    * The frame every request is served in: its request id (and, when traced, `traceresponse`) on
    * the answer, `Connection: close` while draining, the request context `next` runs in, and at
-   * `finish` the duration observed under `route()` and the access log line for `path`.
+   * `finish` the duration observed under `route()` and the access log line for `path`, its
+   * capability tokens replaced by their fingerprints (common/redaction.ts).
    */
   frame(
     req: IncomingMessage,
@@ -288,7 +302,8 @@ export class HttpService {
           );
           const entry = {
             method: req.method,
-            path,
+            // A token in the path opens a ticket, a display or a CV: the line names its fingerprint.
+            path: redactUrl(path),
             status: res.statusCode,
             durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
           };

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { redactSerializedError } from './redaction';
 import { currentRequestId } from './request-context';
 import { traceFields } from './trace-context';
 
@@ -31,6 +32,10 @@ export function createLogger({ service, level, toStderr = false, destination }: 
       redact: {
         paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.password', '*.secret'],
         censor: '[redacted]',
+      },
+      // An error's message may quote a URL or a statement, and with it a token (common/redaction.ts).
+      serializers: {
+        err: (error: unknown) => redactSerializedError(pino.stdSerializers.err(error as Error)),
       },
     },
     destination ?? pino.destination({ fd: toStderr ? 2 : 1, sync: true }),

@@ -27,6 +27,14 @@ describe('BoundedLabel', () => {
   it('calls a name longer than a label should be other, even under the cap', () => {
     expect(new BoundedLabel(10).value('x'.repeat(101))).toBe('other');
   });
+
+  it('answers a value already kept, and other for any new one, without keeping it', () => {
+    const label = new BoundedLabel(3);
+    label.value('a');
+    expect(label.kept('a')).toBe('a');
+    expect(label.kept('b')).toBe('other');
+    expect(['b', 'c', 'd'].map((name) => label.value(name))).toEqual(['b', 'c', 'other']);
+  });
 });
 
 describe('metricsPortFor', () => {

@@ -63,7 +63,8 @@ export function nameRoute(template: string) {
 /**
  * Label values from an open set (GraphQL operation names) kept bounded: the first `cap` distinct
  * values are kept as they are, every later one is `other`. A cap, not an allow-list, because the
- * doors may not import each other, so the gateway cannot know the adapter's operations.
+ * doors may not import each other, so the gateway cannot know the adapter's operations; who may
+ * add a value is the caller's decision (`value` adds, `kept` never does).
  */
 const MAX_LABEL_LENGTH = 100;
 
@@ -82,6 +83,11 @@ export class BoundedLabel {
     if (this.seen.size >= this.cap) return this.overflow;
     this.seen.add(raw);
     return raw;
+  }
+
+  /** The value when it already is one, the overflow otherwise: for a sender that may not add one. */
+  kept(raw: string): string {
+    return this.seen.has(raw) ? raw : this.overflow;
   }
 }
 

@@ -1,9 +1,14 @@
 import { Writable } from 'node:stream';
 import { context, propagation, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { createLogger } from './logger';
 import { startTelemetry, traceExportOf } from './telemetry';
+import { RedactingSpanProcessor } from './telemetry-sdk';
 import { currentTraceparent, currentTraceresponse, inSpan, linkTo, traceHeaders } from './trace-context';
 
 const ENDPOINT = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
@@ -132,5 +137,52 @@ describe('inside a trace', () => {
     const failed = exporter.getFinishedSpans().at(-1)!;
     expect(failed.status.code).toBe(2);
     expect(failed.events.map((e) => e.name)).toEqual(['exception']);
+  });
+});
+
+describe('what a span carries out of the process', () => {
+  const TOKEN = 'Zq3v9Xk2LmNp4Rs7Tu8Vw1Yx5Ab6Cd0E';
+  const SIGNATURE = 'k1J2h3G4f5D6s7A8q9W0e1R2t3Y4u5I6o7P8a9S0d1F';
+
+  it('holds no capability token, signature or SQL literal in its name, attributes, events or status', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new RedactingSpanProcessor(), new SimpleSpanProcessor(exporter)],
+    });
+    const span = provider.getTracer('probe').startSpan(`GET /t/${TOKEN}`, {
+      attributes: { 'url.path': `/t/${TOKEN}/qr.png`, 'http.request.method': 'GET' },
+    });
+    // Set after the start, as the http instrumentation sets the route and the status at the answer.
+    span.setAttribute(
+      'url.full',
+      `http://127.0.0.1:4001/internal/ticket-exports.csv?branch=1&signature=${SIGNATURE}`,
+    );
+    span.setAttribute('url.query', `branch=1&signature=${SIGNATURE}`);
+    span.setAttribute('db.query.text', `select * from tickets.tickets where token = '${TOKEN}'`);
+    span.setAttribute('http.route', '/t/:token/qr.png');
+    span.setAttribute('nida.paths', [`/cv/${TOKEN}`, '/board']);
+    span.recordException(new Error(`fetching /display/dsp_${TOKEN} failed`));
+    span.setStatus({ code: 2, message: `GET /t/${TOKEN} failed` });
+    span.end();
+    await provider.forceFlush();
+
+    const [exported] = exporter.getFinishedSpans();
+    const written = JSON.stringify({
+      name: exported!.name,
+      attributes: exported!.attributes,
+      events: exported!.events,
+      status: exported!.status,
+    });
+    expect(written).not.toContain(TOKEN);
+    expect(written).not.toContain(SIGNATURE);
+    expect(exported!.name).toMatch(/^GET \/t\/\{token:[0-9a-f]{8}\}$/);
+    expect(exported!.attributes).toMatchObject({
+      'url.path': expect.stringMatching(/^\/t\/\{token:[0-9a-f]{8}\}\/qr\.png$/) as unknown,
+      'url.query': 'branch=1&signature=[redacted]',
+      'db.query.text': "select * from tickets.tickets where token = '?'",
+      'http.route': '/t/:token/qr.png',
+      'http.request.method': 'GET',
+    });
+    await provider.shutdown();
   });
 });

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import {
   context,
   isSpanContextValid,
@@ -29,6 +30,23 @@ export const TRACEPARENT_HEADER = 'traceparent';
 export const TRACERESPONSE_HEADER = 'traceresponse';
 
 const TRACEPARENT_FORM = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** Nobody's until the process's HTTP frame says whose (common/http-service.ts). */
+let callerTraceTrusted: (request: IncomingMessage) => boolean = () => false;
+
+/**
+ * Says whose `traceparent` a server span continues: the others' start a trace of the platform's
+ * own, linked to theirs (common/telemetry-sdk.ts), since a caller that chose the trace id and the
+ * sampled flag would choose what the platform samples. One rule per process, set by its frame.
+ */
+export function trustCallerTraceWhen(rule: (request: IncomingMessage) => boolean): void {
+  callerTraceTrusted = rule;
+}
+
+/** Whether the request's own `traceparent` may be the parent of its server span. */
+export function isCallerTraceTrusted(request: IncomingMessage): boolean {
+  return callerTraceTrusted(request);
+}
 
 function format(span: SpanContext): string {
   return `00-${span.traceId}-${span.spanId}-${span.traceFlags.toString(16).padStart(2, '0')}`;

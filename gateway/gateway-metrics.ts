@@ -1,16 +1,39 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Fetcher } from '@apollo/utils.fetcher';
 import { Kind, type DocumentNode, type GraphQLError, type OperationDefinitionNode } from 'graphql';
-import type { RateDecision } from '../common/rate-budget';
+import type { RateDecision, RatePolicy } from '../common/rate-budget';
 import { BoundedLabel, DURATION_BUCKETS, type ProcessMetrics } from '../common/metrics';
 import type { GatewayContext } from './header-forwarding.data-source';
 
 /**
  * Distinct operation names kept as label values. Clients name their operations freely, and the
  * adapter's operations live in a door the gateway may not import, so a cap bounds the series
- * instead of an allow-list: past it every new name is `other`.
+ * instead of an allow-list: past it every new name is `other`. Only a credential the graph knows
+ * may take a place under it (`OperationSender`).
  */
 export const OPERATION_NAME_CAP = 100;
+
+/**
+ * Who sent an operation, which decides whether its name becomes a label value: the platform's own
+ * (the REST adapter's operations, a set fixed in its code) always; a credential the graph knows
+ * while the cap has room; anyone else only a name already kept, so that callers without a
+ * credential cannot fill the places with invented names before the clients that are someone.
+ */
+export type OperationSender = 'platform' | 'credentialed' | 'anonymous';
+
+/** The budgets counted per client address: the count of a caller the graph knows by no credential. */
+const ADDRESS_BUDGETS: ReadonlySet<RatePolicy['name']> = new Set(['public', 'public-writes']);
+
+/** The sender of an operation, from its context and the decisions of its count. */
+export function senderOf(
+  context: Pick<GatewayContext, 'platform'>,
+  decisions: readonly RateDecision[],
+): OperationSender {
+  if (context.platform === true) return 'platform';
+  return decisions.some((decision) => !ADDRESS_BUDGETS.has(decision.policy.name))
+    ? 'credentialed'
+    : 'anonymous';
+}
 
 /** Why the gateway turned an operation away before planning it. */
 export type RefusalReason = 'cost' | 'depth' | 'aliases' | 'directives' | 'tokens' | 'persisted_query_miss';
@@ -47,6 +70,8 @@ export interface LiveFigures {
 
 /** The gateway's own families, beside the HTTP and runtime ones every process has. */
 export class GatewayMetrics {
+  /** The platform's own operation names: as many as the adapter declares, outside the cap. */
+  private readonly platformNames = new Set<string>();
   private readonly operationNames = new BoundedLabel(OPERATION_NAME_CAP);
   private readonly operations;
   private readonly refused;
@@ -124,14 +149,39 @@ export class GatewayMetrics {
   }
 
   /** An operation answered without going through Apollo's plugins (gateway/prepared-operations.ts). */
-  answered(operation: OperationDefinitionNode, name: string, result: 'success' | 'error' | 'refused'): void {
-    this.countOperation(operation.operation, name, result);
+  answered(
+    operation: OperationDefinitionNode,
+    name: string,
+    result: 'success' | 'error' | 'refused',
+    sender: OperationSender,
+  ): void {
+    this.countOperation(operation.operation, name, result, sender);
   }
 
-  private countOperation(type: string, name: string, result: 'success' | 'error' | 'refused'): void {
+  /** The label value of an operation's name, as its sender may have it (`OperationSender`). */
+  operationNameLabel(name: string, sender: OperationSender): string {
+    if (name === '') return 'anonymous';
+    if (this.platformNames.has(name)) return name;
+    switch (sender) {
+      case 'platform':
+        this.platformNames.add(name);
+        return name;
+      case 'credentialed':
+        return this.operationNames.value(name);
+      case 'anonymous':
+        return this.operationNames.kept(name);
+    }
+  }
+
+  private countOperation(
+    type: string,
+    name: string,
+    result: 'success' | 'error' | 'refused',
+    sender: OperationSender,
+  ): void {
     this.operations.inc({
       operation_type: type,
-      operation_name: this.operationNames.value(name === '' ? 'anonymous' : name),
+      operation_name: this.operationNameLabel(name, sender),
       result,
     });
   }
@@ -141,7 +191,7 @@ export class GatewayMetrics {
     return {
       requestDidStart: () =>
         Promise.resolve({
-          willSendResponse: ({ operation, operationName, request, document, errors }) => {
+          willSendResponse: async ({ operation, operationName, request, document, errors, contextValue }) => {
             // Refused in validation, the operation was never resolved; its document says what it was.
             const sent = operation ?? operationOf(document, request.operationName);
             let result: 'success' | 'error' | 'refused' = 'success';
@@ -156,8 +206,14 @@ export class GatewayMetrics {
               result = code === 'RATE_LIMITED' ? 'refused' : 'error';
             }
             const name = operationName ?? sent?.name?.value ?? request.operationName ?? '';
-            this.countOperation(sent?.operation ?? 'unknown', name, result);
-            return Promise.resolve();
+            // Settled by now for an operation that ran; for one refused before, it is on its way.
+            const decisions = (await contextValue.client?.counting) ?? [];
+            this.countOperation(
+              sent?.operation ?? 'unknown',
+              name,
+              result,
+              senderOf(contextValue, decisions),
+            );
           },
         }),
     };

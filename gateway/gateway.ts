@@ -28,7 +28,7 @@ import { REQUEST_ID_HEADER } from '../common/request-context';
 import { CLIENT_ADDRESS_HEADER } from '../contracts/identity/session';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
 import { inputGuardPlugin } from './input-guard.plugin';
-import { GatewayMetrics } from './gateway-metrics';
+import { GatewayMetrics, senderOf } from './gateway-metrics';
 import { graphqlDoor } from './graphql-door';
 import { InflightFetches } from './inflight-fetches';
 import { PreparedOperations } from './prepared-operations';
@@ -133,7 +133,8 @@ async function startGraph(
       ? new PreparedOperations({
           withinCost: (...args) => bounds.withinCost(...args),
           decisionsOf: (...args) => limits.decisionsOf(...args),
-          answered: (operation, name, result) => metrics.answered(operation, name, result),
+          answered: (operation, name, result, context, decisions) =>
+            metrics.answered(operation, name, result, senderOf(context, decisions)),
           logger,
         })
       : undefined;
@@ -204,7 +205,8 @@ function mountGraph(
   ): Promise<GatewayContext> => {
     Object.assign(headers, await sessions.headersFor(headers.authorization, headers[REQUEST_ID_HEADER]));
     headers[CLIENT_ADDRESS_HEADER] = address;
-    return { headers, client };
+    // Over HTTP only the platform's own requests (the internal credential) come without a client.
+    return client === undefined ? { headers, client, platform: true } : { headers, client };
   };
   if (config.frontDoor) {
     service.setFrontDoor(

@@ -43,6 +43,11 @@ export const GATEWAY_SET_HEADERS = [
 export interface GatewayContext {
   headers: Record<string, string | undefined>;
   /**
+   * The request carried the platform's credential: one of the REST adapter's operations, whose
+   * names are fixed in its code (gateway/gateway-metrics.ts keeps each as a label value).
+   */
+  platform?: boolean;
+  /**
    * Present when the operation comes from a client through this gateway's own door (HTTP or
    * graphql-ws) and counts against its budgets; absent for the platform's own operations.
    */

@@ -134,8 +134,17 @@ export interface PreparedChecks {
     document: DocumentNode,
     operation: OperationDefinitionNode,
   ): Promise<RateDecision[]>;
-  /** Counts an answered operation, as the metrics plugin does (gateway-metrics.ts). */
-  answered(operation: OperationDefinitionNode, operationName: string, result: 'success'): void;
+  /**
+   * Counts an answered operation, as the metrics plugin does (gateway-metrics.ts), with what says
+   * who sent it: its context and the decisions of its count.
+   */
+  answered(
+    operation: OperationDefinitionNode,
+    operationName: string,
+    result: 'success',
+    context: GatewayContext,
+    decisions: readonly RateDecision[],
+  ): void;
   logger: Logger;
 }
 
@@ -335,7 +344,13 @@ export class PreparedOperations {
     answerHeaders['cache-control'] =
       cacheable === null ? 'no-store' : `max-age=${cacheable.maxAge}, ${cacheable.scope.toLowerCase()}`;
     answerHeaders['content-type'] = JSON_TYPE;
-    this.checks.answered(operation, prepared.operationName ?? request.operationName ?? '', 'success');
+    this.checks.answered(
+      operation,
+      prepared.operationName ?? request.operationName ?? '',
+      'success',
+      context,
+      decisions,
+    );
     return {
       kind: 'answered',
       answer: { headers: answerHeaders, body: `${JSON.stringify({ data: result.data })}\n` },

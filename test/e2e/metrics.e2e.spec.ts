@@ -158,10 +158,11 @@ describe('metrics on every process', () => {
   });
 
   it('counts refusals by the limit broken and times subgraph fetches by subgraph', async () => {
+    // With a key: only a credential the graph knows may give an operation name a series of its own.
     const post = (query: string | undefined, extensions?: unknown) =>
       fetch(platform.gatewayUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
         body: JSON.stringify({ query, extensions }),
       }).then((answer) => answer.arrayBuffer());
     const deep = `query Deep { plans { ${'a { '.repeat(12)}b${' }'.repeat(12)} } }`;
@@ -202,6 +203,44 @@ describe('metrics on every process', () => {
     expect(await misses()).toBe(before + 1);
     expect(await Promise.all([byExternalId(), byExternalId(), byExternalId()])).toEqual([404, 404, 404]);
     expect(await misses()).toBe(before + 1);
+  });
+
+  it('keeps the operation-name places for the platform and credentialed clients: 200 invented anonymous names take none', async () => {
+    const ask = (name: string, headers: Record<string, string> = {}) =>
+      fetch(platform.gatewayUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ query: `query ${name} { plans { key } }`, operationName: name }),
+      }).then((answer) => answer.arrayBuffer());
+    const invented = Array.from({ length: 200 }, () => `Filler${random()}`);
+    for (let sent = 0; sent < invented.length; sent += 20) {
+      await Promise.all(invented.slice(sent, sent + 20).map((name) => ask(name)));
+    }
+    await ask('KeyedCatalogue', { authorization: `Bearer ${key}` });
+    // The ticket page's own operation, which the REST adapter sends for GET /t/{token}.
+    const created = await fetch(`${platform.restUrl}/tickets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({}),
+    });
+    const { public_url: publicUrl } = (await created.json()) as { public_url: string };
+    const page = await fetch(
+      publicUrl.replace(platform.config.publicBaseUrl, new URL(platform.restUrl).origin),
+    );
+    expect(page.status).toBe(200);
+    await page.arrayBuffer();
+
+    const names = new Set(
+      [
+        ...(await scrape('gateway')).matchAll(
+          /nida_graphql_operations_total\{[^}]*operation_name="([^"]*)"/g,
+        ),
+      ].map((m) => m[1]),
+    );
+    expect(names.has('KeyedCatalogue')).toBe(true);
+    expect(names.has('TicketPageOpen')).toBe(true);
+    expect(names.has('other')).toBe(true);
+    expect([...names].filter((name) => name?.startsWith('Filler'))).toEqual([]);
   });
 
   it('keeps the number of series flat over 1,000 distinct ids, tokens and operation names', async () => {

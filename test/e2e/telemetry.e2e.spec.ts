@@ -78,7 +78,9 @@ describe('tracing configured by the OTEL_* variables alone, in a real process', 
       ['probe', 3],
     ]);
     const [client, server] = [3, 2].map((kind) => collector.spans.find((s) => s.kind === kind)!);
-    expect(server!.parentSpanId).toBe(client!.spanId);
+    // No platform frame says whom to trust here, so the server's span links to its caller's.
+    expect(server!.parentSpanId).toBe('');
+    expect(server!.links).toEqual([{ traceId: client!.traceId, spanId: client!.spanId }]);
 
     collector.spans.length = 0;
     await probe({
@@ -129,5 +131,123 @@ describe('tracing configured by the OTEL_* variables alone, in a real process', 
         expect.stringMatching(/^const telemetry = startTelemetry\('[a-z-]+'\);$/),
       ]);
     }
+  });
+});
+
+/**
+ * A process serving in the platform's frame (common/http-service.ts), asked once by a caller that
+ * sends the `traceparent` the test chose (over a bare socket, so no instrumentation writes its own),
+ * and flushed. It prints the answer's status and `traceresponse`.
+ */
+const FRAMED_PROBE = `
+const [telemetryJs, httpServiceJs, loggerJs] = process.argv.slice(1);
+const telemetry = require(telemetryJs).startTelemetry('probe');
+const net = require('node:net');
+const { HttpService } = require(httpServiceJs);
+const { createLogger } = require(loggerJs);
+const service = new HttpService({
+  name: 'probe',
+  logger: createLogger({ service: 'probe', level: 'silent' }),
+  checks: [],
+  readyCheckTimeoutMs: 1000,
+  shutdownTimeoutMs: 1000,
+  trustedProxies: (process.env.PROBE_TRUSTED_PROXIES || '').split(',').filter(Boolean),
+  internalSecrets: [process.env.PROBE_INTERNAL_SECRET],
+});
+service.app.get('/work', (req, res) => res.send('ok'));
+service.listen(0, '127.0.0.1').then((port) => {
+  const headers = JSON.parse(process.env.PROBE_HEADERS);
+  const lines = ['GET /work HTTP/1.1', 'Host: probe', 'Connection: close'];
+  for (const name of Object.keys(headers)) lines.push(name + ': ' + headers[name]);
+  let answer = '';
+  const socket = net.connect(port, '127.0.0.1', () => socket.end(lines.join('\\r\\n') + '\\r\\n\\r\\n'));
+  socket.on('data', (chunk) => (answer += chunk));
+  socket.on('close', async () => {
+    await service.close();
+    await telemetry.shutdown();
+    const header = (name) => (new RegExp('^' + name + ': (.*)$', 'im').exec(answer) || [])[1];
+    process.stdout.write(JSON.stringify({ status: Number(answer.split(' ')[1]), traceresponse: header('traceresponse') }));
+  });
+});
+`;
+
+describe("a caller's traceparent: continued from a trusted proxy or the platform, only linked from anyone else", () => {
+  const collector = new OtlpReceiver();
+  let endpoint: string;
+  const INTERNAL_SECRET = 'probe-internal-secret-0123456789abcdef';
+  const callerTrace = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+  const callerSpan = 'feedfacefeedface';
+  const sampled = `00-${callerTrace}-${callerSpan}-01`;
+
+  beforeAll(async () => {
+    endpoint = await collector.start();
+  });
+  afterAll(() => collector.stop());
+  beforeEach(() => {
+    collector.spans.length = 0;
+  });
+
+  const ask = async (headers: Record<string, string>, env: NodeJS.ProcessEnv = {}) => {
+    const base = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_')),
+    );
+    const finished = await run(
+      process.execPath,
+      [
+        '-e',
+        FRAMED_PROBE,
+        distScript('common/telemetry.js'),
+        distScript('common/http-service.js'),
+        distScript('common/logger.js'),
+      ],
+      {
+        ...base,
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+        PROBE_INTERNAL_SECRET: INTERNAL_SECRET,
+        PROBE_HEADERS: JSON.stringify(headers),
+        ...env,
+      },
+      20_000,
+    );
+    expect(finished.stderr).toBe('');
+    expect(finished.code).toBe(0);
+    const answer = JSON.parse(finished.stdout) as { status: number; traceresponse?: string };
+    expect(answer.status).toBe(200);
+    return { answer, server: collector.spans.find((s) => s.kind === 2) };
+  };
+
+  it('starts a trace of its own for a caller outside TRUSTED_PROXIES, linked to the caller’s span', async () => {
+    const { answer, server } = await ask({ traceparent: sampled, tracestate: 'caller=1' });
+    expect(server).toBeDefined();
+    expect(server!.traceId).not.toBe(callerTrace);
+    expect(server!.parentSpanId).toBe('');
+    expect(server!.links).toEqual([{ traceId: callerTrace, spanId: callerSpan }]);
+    expect(answer.traceresponse).toBe(`00-${server!.traceId}-${server!.spanId}-01`);
+  });
+
+  it('samples such a request as the platform samples its own, whatever its sampled flag says', async () => {
+    const ratio = { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' };
+    const { answer } = await ask({ traceparent: sampled }, ratio);
+    // Not sampled: no span exported, and the answer names a trace of the platform's, unsampled.
+    expect(collector.spans).toEqual([]);
+    expect(answer.traceresponse).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect(answer.traceresponse).not.toContain(callerTrace);
+  });
+
+  it('continues the trace a trusted proxy passes on, and the one another process of the platform sends', async () => {
+    for (const [headers, env] of [
+      [{ traceparent: sampled }, { PROBE_TRUSTED_PROXIES: '127.0.0.1' }],
+      [{ traceparent: sampled, 'x-internal-credential': INTERNAL_SECRET }, {}],
+    ] as const) {
+      collector.spans.length = 0;
+      const { server } = await ask(headers, env);
+      expect(server).toMatchObject({ traceId: callerTrace, parentSpanId: callerSpan, links: [] });
+    }
+    // A wrong credential is anyone's.
+    collector.spans.length = 0;
+    const { server } = await ask({ traceparent: sampled, 'x-internal-credential': 'not-the-secret' });
+    expect(server!.traceId).not.toBe(callerTrace);
   });
 });

@@ -40,6 +40,8 @@ describe('one trace from a POS request to its webhook, exported by every process
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '100',
       OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+      // The POS reaches the adapter through the platform's own proxy, whose traceparent is honoured.
+      TRUSTED_PROXIES: '127.0.0.1',
     };
     stack = await startStack(env);
     config = loadConfig({ ...process.env, ...env, INTERNAL_SECRET: stack.internalSecret });
@@ -54,7 +56,7 @@ describe('one trace from a POS request to its webhook, exported by every process
     await database?.drop();
   });
 
-  it("continues a POS's traceparent through the adapter, gateway, tickets, Postgres and the webhook", async () => {
+  it("continues a POS's traceparent, passed on by a trusted proxy, through the adapter, gateway, tickets, Postgres and the webhook", async () => {
     const traceId = hex(16);
     const posSpanId = hex(8);
     const response = await fetch(`${stack.restUrl}/tickets`, {

@@ -65,6 +65,8 @@ export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
   /** Every export's content type, to tell what protocol the exporters spoke. */
   readonly contentTypes: string[] = [];
+  /** Every JSON export as it arrived, to search for what no span may carry. */
+  readonly bodies: string[] = [];
   private server?: Server;
 
   /** Starts listening; answers the base URL to give as OTEL_EXPORTER_OTLP_ENDPOINT. */
@@ -84,8 +86,10 @@ export class OtlpReceiver {
           res.writeHead(200, { 'content-type': contentType }).end();
           return;
         }
+        const body = Buffer.concat(chunks).toString('utf8');
+        this.bodies.push(body);
         try {
-          this.take(JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpExport);
+          this.take(JSON.parse(body) as OtlpExport);
         } catch {
           res.writeHead(400).end();
           return;
