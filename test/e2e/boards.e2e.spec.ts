@@ -86,6 +86,21 @@ describe('venue boards on the graph: paired board devices, displays, and their l
     return { venueId: createVenue.id, branchId: createBranch.id };
   }
 
+  /** A board device of the branch, paired: its id and its key. */
+  async function pairedDevice(owner: SignedUp, branchId: string): Promise<{ id: string; secret: string }> {
+    const { createBoardDevice } = await data<{ createBoardDevice: { code: string; device: { id: string } } }>(
+      CREATE_DEVICE,
+      { i: { branchId, name: 'Tablet' } },
+      bearer(owner.token),
+    );
+    const { pairBoardDevice } = await data<{ pairBoardDevice: { secret: string } }>(
+      PAIR,
+      { code: createBoardDevice.code },
+      {},
+    );
+    return { id: createBoardDevice.device.id, secret: pairBoardDevice.secret };
+  }
+
   const subscribers = async () => {
     const response = await fetch(platform.gatewayUrl.replace(/\/graphql$/, '/healthz'));
     return ((await response.json()) as { subscribers: number }).subscribers;
@@ -222,18 +237,9 @@ describe('venue boards on the graph: paired board devices, displays, and their l
   it('refuses revokeApiKey on a board device’s id with NOT_FOUND naming revokeBoardDevice, changing nothing', async () => {
     const owner = await person();
     const { venueId, branchId } = await venueWithBranch(owner);
-    const { createBoardDevice } = await data<{ createBoardDevice: { code: string; device: { id: string } } }>(
-      CREATE_DEVICE,
-      { i: { branchId, name: 'Tablet' } },
-      bearer(owner.token),
-    );
-    const { pairBoardDevice } = await data<{ pairBoardDevice: { secret: string } }>(
-      PAIR,
-      { code: createBoardDevice.code },
-      {},
-    );
-    const deviceId = Number(createBoardDevice.device.id);
-    const device = bearer(pairBoardDevice.secret);
+    const paired = await pairedDevice(owner, branchId);
+    const deviceId = Number(paired.id);
+    const device = bearer(paired.secret);
     const auditActions = async () =>
       (
         await data<{ venue: { auditLog: { items: { action: string }[] } } }>(
@@ -291,18 +297,9 @@ describe('venue boards on the graph: paired board devices, displays, and their l
   it('feeds a board live for a device or a member’s session, and closes a revoked device’s socket', async () => {
     const owner = await person();
     const { branchId } = await venueWithBranch(owner);
-    const { createBoardDevice } = await data<{ createBoardDevice: { code: string; device: { id: string } } }>(
-      CREATE_DEVICE,
-      { i: { branchId, name: 'Tablet' } },
-      bearer(owner.token),
-    );
-    const { pairBoardDevice } = await data<{ pairBoardDevice: { secret: string } }>(
-      PAIR,
-      { code: createBoardDevice.code },
-      {},
-    );
+    const paired = await pairedDevice(owner, branchId);
     const BOARD = 'subscription { branchTicketsUpdated { number status customerName } }';
-    const tablet = await live(BOARD, {}, { authorization: `Bearer ${pairBoardDevice.secret}` });
+    const tablet = await live(BOARD, {}, { authorization: `Bearer ${paired.secret}` });
     const member = await live(BOARD, {}, { authorization: `Bearer ${owner.token}`, 'x-branch-id': branchId });
     try {
       const staff = { ...bearer(owner.token), 'x-branch-id': branchId };
@@ -326,7 +323,7 @@ describe('venue boards on the graph: paired board devices, displays, and their l
 
       await data(
         'mutation ($id: ID!) { revokeBoardDevice(id: $id) { id } }',
-        { id: createBoardDevice.device.id },
+        { id: paired.id },
         bearer(owner.token),
       );
       await waitUntil(() => tablet.closes.length > 0, 10_000, 'the revoked device’s socket to close');
@@ -355,17 +352,7 @@ describe('venue boards on the graph: paired board devices, displays, and their l
         bearer(owner.token),
       );
       receiver.secret = addWebhookEndpoint.secret;
-      const { createBoardDevice } = await data<{ createBoardDevice: { code: string } }>(
-        CREATE_DEVICE,
-        { i: { branchId, name: 'Tablet' } },
-        bearer(owner.token),
-      );
-      const { pairBoardDevice } = await data<{ pairBoardDevice: { secret: string } }>(
-        PAIR,
-        { code: createBoardDevice.code },
-        {},
-      );
-      const device = bearer(pairBoardDevice.secret);
+      const device = bearer((await pairedDevice(owner, branchId)).secret);
       const { createTicket } = await data<{ createTicket: { ticket: { id: string } } }>(
         'mutation { createTicket(input: { number: "5" }) { ticket { id } } }',
         {},
