@@ -130,7 +130,9 @@ describe('the estimate on a schema of its own: weights, sized fields, fragments,
       feed(first: Int = 5): Page @listSize(slicingArguments: ["first"], sizedFields: ["entries"], requireOneSlicingArgument: false)
       tags: [String!]! @listSize(assumedSize: 3)
       report: String @cost(weight: 50)
+      find(where: Where, deep: Boolean @cost(weight: 7)): [Entry!]! @listSize(assumedSize: 5)
     }
+    input Where { text: String @cost(weight: 30) and: [Where!] }
     type Page { entries: [Entry!]! count: Int }
     type Entry { id: ID! title: String }
   `;
@@ -141,6 +143,16 @@ describe('the estimate on a schema of its own: weights, sized fields, fragments,
 
   it('adds a declared weight instead of 1', () => {
     expect(cost('{ report }')).toBe(50);
+  });
+
+  it('adds the weight of an argument or an input field where it is given, at any depth, once per field', () => {
+    // find 1 + 5 × 1, and what the given arguments add.
+    const base = 1 + 5 * 1;
+    expect(cost('{ find { id } }')).toBe(base);
+    expect(cost('{ find(deep: true) { id } }')).toBe(base + 7);
+    expect(cost('{ find(where: { text: "x" }) { id } }')).toBe(base + 30);
+    expect(cost('{ find(where: { and: [{ text: "x" }, { text: "y" }] }) { id } }')).toBe(base + 60);
+    expect(cost('query ($w: Where) { find(where: $w) { id } }', { w: { text: null } })).toBe(base);
   });
 
   it('gives a page’s size to its sized list, not to its other fields', () => {
