@@ -25,8 +25,13 @@ describe('the estimate from the subgraphs’ declared list sizes, by hand', () =
       slicingArguments: [],
       sizedFields: [],
     });
-    expect(model.listSizeOf('Venue', 'branches')?.assumedSize).toBe(20);
-    expect(model.listSizeOf('Venue', 'members')?.assumedSize).toBe(50);
+    // A venue's caps (VENUE_CAPS), so no venue's list outgrows the size it declares.
+    expect(model.listSizeOf('Venue', 'branches')?.assumedSize).toBe(50);
+    expect(model.listSizeOf('Venue', 'members')?.assumedSize).toBe(150);
+    expect(model.listSizeOf('Venue', 'boardDevices')?.assumedSize).toBe(100);
+    expect(model.listSizeOf('Venue', 'displays')?.assumedSize).toBe(100);
+    // SESSIONS_PER_PERSON.
+    expect(model.listSizeOf('User', 'sessions')?.assumedSize).toBe(30);
     expect(model.listSizeOf('Query', 'tickets')).toEqual({
       slicingArguments: ['perPage'],
       sizedFields: ['items'],
@@ -38,10 +43,10 @@ describe('the estimate from the subgraphs’ declared list sizes, by hand', () =
     expect(model.weightOf('Query', 'myVenues')).toBe(1);
   });
 
-  it('weighs the README’s own example: 1 + 10 × (3 + plan 2 + branches (1 + 20 × 1)) = 261', () => {
+  it('weighs the README’s own example: 1 + 10 × (3 + plan 2 + branches (1 + 50 × 1)) = 561', () => {
     const { cost, heaviest } = estimate('{ myVenues { id name viewerRole plan { key } branches { name } } }');
-    expect(cost).toBe(1 + 10 * (3 + 2 + (1 + 20 * 1)));
-    expect(describeHeaviest(heaviest)).toBe('myVenues.branches: 10 × 20');
+    expect(cost).toBe(1 + 10 * (3 + 2 + (1 + 50 * 1)));
+    expect(describeHeaviest(heaviest)).toBe('myVenues.branches: 10 × 50');
   });
 
   it('counts a page by its slicing argument, its default when not given, on the sized list only', () => {
@@ -111,15 +116,15 @@ describe('the estimate from the subgraphs’ declared list sizes, by hand', () =
 
   it('names the estimate, the limit and the heaviest path in the refusal, and in its extensions', () => {
     const found = estimate('{ myVenues { members { role } branches { name } } }');
-    // myVenues 1 + 10 × (members (1 + 50 × 1) + branches (1 + 20 × 1))
-    expect(found.cost).toBe(1 + 10 * (1 + 50 + (1 + 20)));
+    // myVenues 1 + 10 × (members (1 + 150 × 1) + branches (1 + 50 × 1))
+    expect(found.cost).toBe(1 + 10 * (1 + 150 + (1 + 50)));
     const error = costError(found, { ...loadConfig({}).graphqlLimits, maxCost: 500 });
     expect(error.message).toBe(
-      'Query cost limit of 500 exceeded, found 721 (GRAPHQL_MAX_COST). It weighs most at myVenues.members: 10 × 50: ask that list for fewer items (first, last, perPage) or split the query.',
+      'Query cost limit of 500 exceeded, found 2021 (GRAPHQL_MAX_COST). It weighs most at myVenues.members: 10 × 150: ask that list for fewer items (first, last, perPage) or split the query.',
     );
     expect(error.extensions).toMatchObject({
       code: 'GRAPHQL_VALIDATION_FAILED',
-      cost: { estimated: 721, limit: 500, heaviestPath: 'myVenues.members', listSizes: [10, 50] },
+      cost: { estimated: 2021, limit: 500, heaviestPath: 'myVenues.members', listSizes: [10, 150] },
     });
   });
 });
