@@ -5,10 +5,10 @@ import { VenueRepository } from './venue.repository';
 
 /**
  * The most of each thing one venue may hold, chosen for a large real venue (docs/API-DECISIONS.md,
- * "Caps on what callers make", gives each one's reason). The lists that show them declare the same numbers as
- * their size (`@listSize`), which the composed supergraph carries to the gateway's cost estimate,
- * so a caller cannot make a list outweigh its declared size: changing one is a schema change,
- * never configuration.
+ * "Caps on what callers make", gives each one's reason). The lists that show them declare the same
+ * numbers as their size (`@listSize`), which the composed supergraph carries to the gateway's cost
+ * estimate, so a caller cannot make a list outweigh its declared size: changing one is a schema
+ * change, never configuration.
  */
 export const VENUE_CAPS = {
   branches: 50,
