@@ -302,6 +302,10 @@ export const MESSAGES = {
     en: 'Its webhook endpoint was deleted.',
     ar: 'حُذفت نقطة استقبال الويب هوك الخاصة بها.',
   },
+  'webhook.endpoints_cap': {
+    en: 'This venue has {max} webhook endpoints, the most a venue may have: delete one it no longer uses first.',
+    ar: 'بلغ هذا المكان الحد الأقصى لعدد نقاط استقبال الويب هوك ({max})؛ احذف أولاً نقطة لم تعد مستخدمة.',
+  },
   'webhook.still_delivering': {
     en: 'Webhook delivery {id} is still being delivered.',
     ar: 'عملية تسليم الويب هوك {id} ما زالت قيد الإرسال.',
@@ -446,6 +450,18 @@ export const MESSAGES = {
     en: 'This invitation was sent to another email address.',
     ar: 'أُرسلت هذه الدعوة إلى بريد إلكتروني آخر.',
   },
+  'venue.branches_cap': {
+    en: 'This venue has {max} branches, the most a venue may have.',
+    ar: 'بلغ هذا المكان الحد الأقصى لعدد الفروع ({max}).',
+  },
+  'venue.members_cap': {
+    en: 'This venue has {max} members and pending invitations, the most a venue may have: remove a member, or wait for an invitation to expire.',
+    ar: 'بلغ هذا المكان الحد الأقصى لعدد الأعضاء والدعوات المعلّقة ({max})؛ أزل عضواً أو انتظر انتهاء صلاحية إحدى الدعوات.',
+  },
+  'venue.api_keys_cap': {
+    en: 'This venue has {max} active API keys, the most a venue may have: revoke one it no longer uses first.',
+    ar: 'بلغ هذا المكان الحد الأقصى لعدد مفاتيح API الفعّالة ({max})؛ ألغِ أولاً مفتاحاً لم يعد مستخدماً.',
+  },
   'venue.role.OWNER': { en: 'owner', ar: 'مالك' },
   'venue.role.MANAGER': { en: 'manager', ar: 'مدير' },
   'venue.role.STAFF': { en: 'staff', ar: 'موظف' },
@@ -508,6 +524,14 @@ export const MESSAGES = {
     ar: 'رمز الإقران هذا خاطئ أو مستخدم أو منتهي الصلاحية. اطلب رمزاً جديداً من المدير.',
   },
   'board.device_not_found': { en: 'Board device not found.', ar: 'جهاز اللوحة غير موجود.' },
+  'board.devices_cap': {
+    en: 'This venue has {max} board devices, the most a venue may have: revoke one it no longer uses first.',
+    ar: 'بلغ هذا المكان الحد الأقصى لعدد أجهزة اللوحة ({max})؛ ألغِ أولاً جهازاً لم يعد مستخدماً.',
+  },
+  'board.displays_cap': {
+    en: 'This venue has {max} displays, the most a venue may have: revoke one it no longer uses first.',
+    ar: 'بلغ هذا المكان الحد الأقصى لعدد الشاشات ({max})؛ ألغِ أولاً شاشة لم تعد مستخدمة.',
+  },
   'board.display_not_found': { en: 'Display not found.', ar: 'الشاشة غير موجودة.' },
   'venue.role_forbidden': {
     en: 'Your role at this venue ({role}) does not allow this.',

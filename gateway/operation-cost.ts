@@ -10,6 +10,7 @@ import {
   GraphQLSkipDirective,
   isAbstractType,
   isCompositeType,
+  isInputObjectType,
   isListType,
   Kind,
   parse,
@@ -17,12 +18,15 @@ import {
   TypeMetaFieldDef,
   TypeNameMetaFieldDef,
   valueFromASTUntyped,
+  type DirectiveNode,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLField,
+  type GraphQLInputType,
   type GraphQLSchema,
+  type TypeNode,
   type SelectionSetNode,
 } from 'graphql';
 import {
@@ -45,20 +49,67 @@ export interface ListSize {
   sizedFields: readonly string[];
 }
 
+/** A directive's arguments as plain values. */
+function argumentsOf(directive: DirectiveNode): Record<string, unknown> {
+  return Object.fromEntries(
+    (directive.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value)]),
+  );
+}
+
+/** A `@cost(weight:)` among a definition's directives, if any. */
+function costOf(directives: readonly DirectiveNode[] | undefined): number | undefined {
+  const weight = directives?.find((d) => d.name.value === 'cost');
+  const value = weight === undefined ? undefined : argumentsOf(weight).weight;
+  return typeof value === 'number' ? value : undefined;
+}
+
+function namedTypeOf(type: TypeNode): string {
+  return type.kind === Kind.NAMED_TYPE ? type.name.value : namedTypeOf(type.type);
+}
+
 /**
  * The sizes and weights the subgraphs declared with `@listSize` and `@cost`, read from the composed
- * supergraph: the gateway's API schema drops the directives, so the estimate keeps them here.
+ * supergraph: the gateway's API schema drops the directives, so the estimate keeps them here. A
+ * weight is a field's (`Type.field`), an argument's (`Type.field(argument:)`) or an input field's
+ * (`Input.field`): the last two count where the operation gives them a value (a search).
  */
 export class CostModel {
   private constructor(
     private readonly listSizes: ReadonlyMap<string, ListSize>,
     private readonly weights: ReadonlyMap<string, number>,
+    /** The arguments that carry a weight, themselves or somewhere in the input they take. */
+    private readonly weighedArguments: ReadonlySet<string>,
   ) {}
 
   static fromSupergraph(supergraphSdl: string): CostModel {
     const listSizes = new Map<string, ListSize>();
     const weights = new Map<string, number>();
-    for (const definition of parse(supergraphSdl).definitions) {
+    const definitions = parse(supergraphSdl).definitions;
+    // Inputs that hold a weight, and the inputs they are used in, to the top.
+    const inputs = new Map<string, string[]>();
+    for (const definition of definitions) {
+      if (definition.kind !== Kind.INPUT_OBJECT_TYPE_DEFINITION) continue;
+      inputs.set(
+        definition.name.value,
+        (definition.fields ?? []).map((field) => namedTypeOf(field.type)),
+      );
+      for (const field of definition.fields ?? []) {
+        const weight = costOf(field.directives);
+        if (weight !== undefined) weights.set(`${definition.name.value}.${field.name.value}`, weight);
+      }
+    }
+    const weighedInputs = new Set([...weights.keys()].map((key) => key.split('.')[0]!));
+    for (let grown = true; grown;) {
+      grown = false;
+      for (const [input, fieldTypes] of inputs) {
+        if (!weighedInputs.has(input) && fieldTypes.some((type) => weighedInputs.has(type))) {
+          weighedInputs.add(input);
+          grown = true;
+        }
+      }
+    }
+    const weighedArguments = new Set<string>();
+    for (const definition of definitions) {
       if (
         definition.kind !== Kind.OBJECT_TYPE_DEFINITION &&
         definition.kind !== Kind.OBJECT_TYPE_EXTENSION &&
@@ -68,22 +119,27 @@ export class CostModel {
       for (const field of definition.fields ?? []) {
         const key = `${definition.name.value}.${field.name.value}`;
         for (const directive of field.directives ?? []) {
-          const args = Object.fromEntries(
-            (directive.arguments ?? []).map((a) => [a.name.value, valueFromASTUntyped(a.value)]),
-          ) as Record<string, unknown>;
+          const args = argumentsOf(directive);
           if (directive.name.value === 'listSize') {
             listSizes.set(key, {
               ...(typeof args.assumedSize === 'number' ? { assumedSize: args.assumedSize } : {}),
               slicingArguments: (args.slicingArguments as string[] | undefined) ?? [],
               sizedFields: (args.sizedFields as string[] | undefined) ?? [],
             });
-          } else if (directive.name.value === 'cost' && typeof args.weight === 'number') {
-            weights.set(key, args.weight);
+          }
+        }
+        const weight = costOf(field.directives);
+        if (weight !== undefined) weights.set(key, weight);
+        for (const argument of field.arguments ?? []) {
+          const argumentWeight = costOf(argument.directives);
+          if (argumentWeight !== undefined) weights.set(`${key}(${argument.name.value}:)`, argumentWeight);
+          if (argumentWeight !== undefined || weighedInputs.has(namedTypeOf(argument.type))) {
+            weighedArguments.add(argument.name.value);
           }
         }
       }
     }
-    return new CostModel(listSizes, weights);
+    return new CostModel(listSizes, weights, weighedArguments);
   }
 
   listSizeOf(type: string, field: string): ListSize | undefined {
@@ -94,11 +150,20 @@ export class CostModel {
     return this.weights.get(`${type}.${field}`) ?? 1;
   }
 
-  /** The names of every slicing argument: the variables an estimate can depend on. */
+  /** What an argument or an input field adds where it is given: 0 unless it declares a weight. */
+  givenWeightOf(key: string): number {
+    return this.weights.get(key) ?? 0;
+  }
+
+  /**
+   * The names of every slicing argument, and of every argument that carries a weight: the
+   * variables an estimate can depend on.
+   */
   slicingArgumentNames(): ReadonlySet<string> {
     return new Set([
       ...[...this.listSizes.values()].flatMap((size) => size.slicingArguments),
       ...RANGE_ARGUMENTS,
+      ...this.weighedArguments,
     ]);
   }
 }
@@ -276,13 +341,50 @@ function weighField(
       : itemsOf(definition, listSize, sliced, page, sized, name);
   const selected = sum(children);
   const isList = factor > 1 || isListField;
+  const given = introspection ? 0 : givenWeight(walk.model, `${parent.name}.${name}`, definition, args);
   return {
     name: node.alias?.value ?? name,
     // A list of scalars costs its items; a list of objects, its items' selections each.
-    cost: weight + factor * (isList && (!introspection || again) ? Math.max(1, selected) : selected),
+    cost: weight + given + factor * (isList && (!introspection || again) ? Math.max(1, selected) : selected),
     factor,
     children,
   };
+}
+
+/**
+ * What the arguments given to a field add: each argument's and each input field's declared weight
+ * where the operation gives it a value (not null), at any depth of the input. The field pays it
+ * once for the work it asks (a search), whatever it selects.
+ */
+function givenWeight(
+  model: CostModel,
+  field: string,
+  definition: GraphQLField<unknown, unknown>,
+  args: Record<string, unknown>,
+): number {
+  let total = 0;
+  for (const argument of definition.args) {
+    const value = args[argument.name];
+    if (value === undefined || value === null) continue;
+    total += model.givenWeightOf(`${field}(${argument.name}:)`) + inputWeight(model, argument.type, value);
+  }
+  return total;
+}
+
+function inputWeight(model: CostModel, type: GraphQLInputType, value: unknown): number {
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) {
+    const items: unknown[] = Array.isArray(value) ? value : [value];
+    return items.reduce<number>((total, item) => total + inputWeight(model, nullable.ofType, item), 0);
+  }
+  if (!isInputObjectType(nullable) || typeof value !== 'object' || value === null) return 0;
+  let total = 0;
+  for (const field of Object.values(nullable.getFields())) {
+    const given = (value as Record<string, unknown>)[field.name];
+    if (given === undefined || given === null) continue;
+    total += model.givenWeightOf(`${nullable.name}.${field.name}`) + inputWeight(model, field.type, given);
+  }
+  return total;
 }
 
 /** The largest value given to a slicing argument (its default when not given), if any. */

@@ -25,17 +25,60 @@ import '../rest-adapter/rest-adapter';
 import { CostModel, estimateCost } from './operation-cost';
 import { cachedEstimateOf, parseWithinLimits, queryLimitRules } from './query-limits';
 
-/** The page's own documents over graphql-ws, built as page.js builds them. */
+/** A string a public page's script declares (`var NAME = '…'`), which its documents are built from. */
+async function declared(page: string, name: string): Promise<string> {
+  const script = await readFile(join(projectRoot(), 'rest-adapter', 'public', 'assets', page), 'utf8');
+  const value = new RegExp(`var ${name} = '([^']+)'`).exec(script)?.[1];
+  if (value === undefined) throw new Error(`${page} no longer declares ${name}`);
+  return value;
+}
+
+/**
+ * The public pages' own documents, built as their scripts build them: the customer's page, the
+ * staff board (a device or a member, who also picks a branch among their venues) and the display.
+ */
 async function pageOperations(): Promise<{ name: string; document: string }[]> {
-  const script = await readFile(join(projectRoot(), 'rest-adapter', 'public', 'assets', 'page.js'), 'utf8');
-  const fields = /var FIELDS = '([^']+)'/.exec(script)?.[1];
-  if (fields === undefined) throw new Error('page.js no longer declares FIELDS');
+  const page = await declared('page.js', 'FIELDS');
+  const board = await declared('board.js', 'FIELDS');
+  const wait = await declared('board.js', 'WAIT');
+  const display = await declared('display.js', 'FIELDS');
+  const venues = Array.from(
+    { length: 15 },
+    (_, i) => `v${i}: venue(id: "${i}") { name branches { id name } }`,
+  ).join(' ');
   return [
     {
       name: 'page subscription',
-      document: `subscription ($t: String!) { ticketUpdated(token: $t) { ${fields} } }`,
+      document: `subscription ($t: String!) { ticketUpdated(token: $t) { ${page} } }`,
     },
-    { name: 'page refetch', document: `query ($t: String!) { ticketByToken(token: $t) { ${fields} } }` },
+    {
+      name: 'page refetch',
+      document: `query ($t: String!) { ticketByToken(token: $t) { ${page} estimatedReadyAt } }`,
+    },
+    { name: 'board subscription', document: `subscription { branchTicketsUpdated { ${board} } }` },
+    {
+      name: 'board start',
+      document: `query { currentBranch { name ${wait} } waiting: tickets(perPage: 100, filter: { status: WAITING }) { items { ${board} } } ready: tickets(perPage: 100, filter: { status: READY }) { items { ${board} } } }`,
+    },
+    { name: 'board wait', document: `query { currentBranch { ${wait} } }` },
+    { name: 'board venues', document: 'query { myVenues { id name } }' },
+    { name: 'board branches, as many venues as aliases allow', document: `query { ${venues} }` },
+    {
+      name: 'board move',
+      document: `mutation ($id: ID) { markTicketReady(id: $id) { ${board} } }`,
+    },
+    {
+      name: 'board create',
+      document: `mutation ($i: CreateTicketInput!) { createTicket(input: $i) { ticket { ${board} } } }`,
+    },
+    {
+      name: 'display refetch',
+      document: `query ($t: String!) { displayBoard(token: $t) { name venueName branchName language chime speech readyMinutes tickets { ${display} } } }`,
+    },
+    {
+      name: 'display subscription',
+      document: `subscription ($t: String!) { displayTicketsUpdated(token: $t) { ${display} } }`,
+    },
   ];
 }
 
@@ -128,6 +171,25 @@ describe('the gateway’s default bounds hold every operation the platform itsel
     }
     expect(cachedCostOf(document, { n: 100, id: '1', more: true })).toBeGreaterThan(
       cachedCostOf(document, { n: 10, id: '1', more: true }),
+    );
+  });
+
+  it('remembers a document’s cost apart for a filter with a search and one without', () => {
+    const document = parse('query ($f: TicketFilter) { tickets(filter: $f) { total } }');
+    const without = cachedCostOf(document, { f: { status: 'WAITING' } });
+    const searching = cachedCostOf(document, { f: { status: 'WAITING', search: 'huda' } });
+    expect(searching).toBe(costOf(document, { f: { search: 'huda' } }));
+    // TICKET_SEARCH_COST.
+    expect(searching).toBe(without + 5_000);
+    expect(cachedCostOf(document, {})).toBe(without);
+  });
+
+  it('lets the REST adapter’s list through with a search at its largest page', () => {
+    const list = ADAPTER_OPERATIONS.find(({ name }) => name === 'Tickets');
+    if (list === undefined) throw new Error('the adapter no longer sends Tickets');
+    const document = parseWithinLimits(list.document, limits);
+    expect(costOf(document, { filter: { search: 'huda' }, page: 1, perPage: 100 })).toBeLessThanOrEqual(
+      limits.maxCost,
     );
   });
 

@@ -22,14 +22,20 @@ import { describeHeaviest, estimateCost, type CostEstimate, type CostModel } fro
 export type QueryLimits = Config['graphqlLimits'];
 
 /**
- * The variables an operation's cost can depend on: those given as a slicing argument or as the condition
- * of `@include`/`@skip`. Every other variable (an id, an input) leaves the estimate as it is.
+ * The variables an operation's cost can depend on: those given, anywhere in its value, to a slicing
+ * argument or to an argument that carries a weight (a filter with a search), or as the condition of
+ * `@include`/`@skip`. Every other variable (an id, an input) leaves the estimate as it is.
  */
 function costVariablesOf(document: DocumentNode, model: CostModel): string[] {
   const slicing = model.slicingArgumentNames();
   const names = new Set<string>();
   const variableOf = (argument: ArgumentNode | undefined) => {
-    if (argument?.value.kind === Kind.VARIABLE) names.add(argument.value.name.value);
+    if (argument === undefined) return;
+    visit(argument.value, {
+      Variable(variable) {
+        names.add(variable.name.value);
+      },
+    });
   };
   visit(document, {
     Field(node) {

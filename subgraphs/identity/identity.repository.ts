@@ -160,6 +160,33 @@ export class IdentityRepository {
     return session;
   }
 
+  /** Locks the user's row until the transaction ends, so two sign-ins of one person count one after the other. */
+  async lockUser(userId: number): Promise<void> {
+    await this.em.execute('select id from identity.users where id = ? for update', [userId]);
+  }
+
+  /**
+   * Ends the user's live sessions but the `keep` most recently used (last seen, then newest);
+   * returns those it ended.
+   */
+  async endLeastRecentlyUsed(
+    userId: number,
+    keep: number,
+    idleDays: number,
+  ): Promise<{ id: number; device: string }[]> {
+    const rows = await this.em.execute<{ id: string; device: string }[]>(
+      `update identity.sessions set revoked_at = now()
+        where id in (
+          select id from identity.sessions
+           where user_id = ? and revoked_at is null and expires_at > now()
+             and last_seen_at > now() - make_interval(days => ?)
+           order by last_seen_at desc, id desc offset ?)
+        returning id, device`,
+      [userId, idleDays, keep],
+    );
+    return rows.map((row) => ({ id: Number(row.id), device: row.device }));
+  }
+
   async liveSessionsOf(userId: number, idleDays: number): Promise<SessionRow[]> {
     const rows = await this.em.execute<RawSession[]>(
       `select ${SESSION} from identity.sessions

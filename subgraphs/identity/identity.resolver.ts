@@ -4,7 +4,7 @@ import { AuditAfterArg, AuditFirstArg, auditPage } from '../../common/audit.grap
 import { parseRecordId } from '../../common/input.rules';
 import { NotFoundError } from '../../common/errors';
 import { say } from '../../common/messages';
-import { IdentityService } from './identity.service';
+import { IdentityService, SESSIONS_PER_PERSON } from './identity.service';
 import {
   AuditLogPageType,
   AuthPayloadType,
@@ -47,9 +47,9 @@ export class IdentityResolver {
         };
   }
 
-  @AssumedSize(20)
+  @AssumedSize(SESSIONS_PER_PERSON)
   @FieldResolver(() => [SessionType], {
-    description: 'The user’s live sessions, the newest first; only the user may read them.',
+    description: `The user’s live sessions (at most ${SESSIONS_PER_PERSON}: a sign-in past it ends the least recently used), the most recently used first; only the user may read them.`,
   })
   async sessions(@Root() user: UserType): Promise<SessionType[]> {
     const sessions = await this.identity.sessions(Number(user.id));
@@ -89,8 +89,7 @@ export class IdentityResolver {
   }
 
   @Mutation(() => AuthPayloadType, {
-    description:
-      'Opens a session. An unknown email and a wrong password get the same UNAUTHENTICATED answer; after 10 failures in 15 minutes for an email or an address, RATE_LIMITED.',
+    description: `Opens a session; a person keeps at most ${SESSIONS_PER_PERSON}, so one past them ends their least recently used. An unknown email and a wrong password get the same UNAUTHENTICATED answer; after 10 failures in 15 minutes for an email or an address, RATE_LIMITED.`,
   })
   async signIn(
     @Arg('input', () => SignInInput, { description: 'The email, its password and a label for the session.' })

@@ -28,6 +28,13 @@ import { hashPassword, passwordMatches, passwordProblems } from './passwords';
 /** Sessions end after this long without a request, and in any case after SESSION_ABSOLUTE_DAYS. */
 export const SESSION_IDLE_DAYS = 30;
 export const SESSION_ABSOLUTE_DAYS = 90;
+/**
+ * The live sessions one person keeps at most, which `User.sessions` declares as its size: a
+ * phone, a laptop, a few browsers, and the counter tablets a shared staff account opens the board
+ * on. A sign-in past it ends the person's least recently used session rather than being refused,
+ * so a new device never locks its owner out (docs/API-DECISIONS.md, "Caps on what callers make").
+ */
+export const SESSIONS_PER_PERSON = 30;
 /** Verification and reset links work once, within this time. */
 export const ONE_TIME_MINUTES = 60;
 /** Failed sign-ins allowed per email and per client address in SIGN_IN_WINDOW_SECONDS. */
@@ -384,14 +391,31 @@ export class IdentityService {
     });
   }
 
+  /**
+   * A new session, within SESSIONS_PER_PERSON: the person's least recently used ones end to make
+   * room, each kept in their log as `session.replaced` with its device, and announced as every
+   * ended session is, so it stops on every door at once.
+   */
   private async openSession(userId: number, device: string): Promise<string> {
     const token = newSecret(SESSION_TOKEN_PREFIX);
-    await this.users.createSession({
-      userId,
-      tokenHash: hashSecret(token),
-      device,
-      absoluteDays: SESSION_ABSOLUTE_DAYS,
+    const replaced = await this.users.transaction(async (users) => {
+      await users.lockUser(userId);
+      const ended = await users.endLeastRecentlyUsed(userId, SESSIONS_PER_PERSON - 1, SESSION_IDLE_DAYS);
+      await users.createSession({
+        userId,
+        tokenHash: hashSecret(token),
+        device,
+        absoluteDays: SESSION_ABSOLUTE_DAYS,
+      });
+      const self: Actor = { type: 'user', id: userId };
+      for (const session of ended) {
+        await this.record(users, userId, self, 'session.replaced', `session:${session.id}`, {
+          device: session.device,
+        });
+      }
+      return ended.length;
     });
+    if (replaced > 0) await this.ended(userId);
     return token;
   }
 

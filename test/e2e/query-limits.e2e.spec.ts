@@ -3,6 +3,7 @@ import { buildClientSchema, getIntrospectionQuery, type IntrospectionQuery } fro
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { bearer, graphData, signUpPerson } from '../support/graph';
 import { newTicketBranch, startPlatform, type Platform } from '../support/platform';
 
 interface Answer {
@@ -132,6 +133,86 @@ describe('the gateway bounds every operation before planning it', () => {
     // 1 + 10 × (1 + 3 × (1 + 3 × (1 + 3))) = 1,411: within the budget, so it runs (and needs a session).
     const small = await nested(3);
     expect(small.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+
+  it('refuses 15 aliases of a venue’s branches asking insights, or the wait, before reading any, naming the heaviest path', async () => {
+    const owner = await signUpPerson(platform.gatewayUrl, { email: 'probe@example.test', name: 'Probe' });
+    const auth = bearer(owner.token);
+    const { createVenue } = await graphData<{ createVenue: { id: string } }>(
+      platform.gatewayUrl,
+      'mutation ($i: CreateVenueInput!) { createVenue(input: $i) { id } }',
+      { i: { name: 'Probe Grill', language: 'en', timezone: 'Asia/Baghdad' } },
+      auth,
+    );
+    for (const name of ['Front', 'Back']) {
+      await graphData(
+        platform.gatewayUrl,
+        'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
+        { i: { venueId: createVenue.id, name } },
+        auth,
+      );
+    }
+    const insights = `insights(from: $from, to: $to, bucket: DAY) {
+      totals { created ready collected cancelled prepP50Seconds prepP90Seconds pickupP50Seconds feedbackCount feedbackAverage }
+      buckets { start created ready collected cancelled prepP50Seconds prepP90Seconds pickupP50Seconds linked rings smsSent } }`;
+    const wait = 'wait { waiting oldestWaitingSince medianWaitSeconds readyLastHour alertMinutes alert }';
+    // 26 days by the day: 27 buckets, as the probe asked.
+    const range = { from: '2026-10-01T12:00:00Z', to: '2026-10-27T00:00:00Z' };
+    const ask = (aliases: number, field: string) => {
+      const ranged = field === insights;
+      const branches = Array.from({ length: aliases }, (_, i) => `a${i + 1}: branches { id ${field} }`);
+      return post(
+        platform.gatewayUrl,
+        {
+          query: `query ($id: ID!${ranged ? ', $from: DateTimeISO!, $to: DateTimeISO!' : ''}) { venue(id: $id) { ${branches.join(' ')} } }`,
+          variables: { id: createVenue.id, ...(ranged ? range : {}) },
+        },
+        auth,
+      );
+    };
+
+    const refused = await ask(15, insights);
+    expect(refused.status).toBe(400);
+    expect(refused.body.data).toBeUndefined();
+    // venue 1 + 15 × branches (1 + 50 × (id 1 + insights (200 + totals 1 + buckets (1 + 27))))
+    expect(refused.body.errors?.[0]?.message).toBe(
+      'Query cost limit of 10000 exceeded, found 172516 (GRAPHQL_MAX_COST). It weighs most at venue.a1.insights.buckets: 50 × 27: ask that list for fewer items (first, last, perPage) or split the query.',
+    );
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'GRAPHQL_VALIDATION_FAILED',
+      cost: {
+        estimated: 172516,
+        limit: 10000,
+        heaviestPath: 'venue.a1.insights.buckets',
+        listSizes: [50, 27],
+      },
+    });
+
+    const waits = await ask(15, wait);
+    expect(waits.status).toBe(400);
+    // venue 1 + 15 × branches (1 + 50 × (id 1 + wait (50 + 6)))
+    expect(waits.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'GRAPHQL_VALIDATION_FAILED',
+      cost: { estimated: 42766, limit: 10000, heaviestPath: 'venue.a1', listSizes: [50] },
+    });
+    expect(waits.body.errors?.[0]?.message).toMatch(/It weighs most at venue\.a1: 50: /);
+
+    // As the panel asks them, they run: every branch's wait once, a branch's insights.
+    const once = await ask(1, wait);
+    expect(once.body.errors).toBeUndefined();
+    const [branch] = (once.body.data?.venue as { a1: { id: string }[] }).a1;
+    const numbers = await post(
+      platform.gatewayUrl,
+      {
+        query: `query ($id: ID!, $from: DateTimeISO!, $to: DateTimeISO!) { branch(id: $id) { ${insights} } }`,
+        variables: { id: branch?.id, ...range },
+      },
+      auth,
+    );
+    expect(numbers.body.errors).toBeUndefined();
+    expect((numbers.body.data?.branch as { insights: { buckets: unknown[] } }).insights.buckets).toHaveLength(
+      27,
+    );
   });
 
   it('refuses batched HTTP requests and keeps CSRF prevention on', async () => {

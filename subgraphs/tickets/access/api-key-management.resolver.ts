@@ -1,6 +1,6 @@
 import { Arg, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type-graphql';
 import { SlicedBy } from '../../../common/cost.graphql';
-import { VenueType } from '../venues';
+import { VENUE_CAPS, VenueType } from '../venues';
 import {
   IssuedVenueApiKeyType,
   IssueApiKeyInput,
@@ -36,7 +36,7 @@ export class VenueApiKeysResolver {
   }
 
   @Mutation(() => IssuedVenueApiKeyType, {
-    description: 'Issues an API key for a branch; its secret is shown this once. Owners and managers.',
+    description: `Issues an API key for a branch; its secret is shown this once. Owners and managers; past ${VENUE_CAPS.apiKeys} keys not revoked at the venue, BAD_USER_INPUT on branchId.`,
   })
   async issueApiKey(
     @Arg('input', () => IssueApiKeyInput, { description: 'The branch, the key’s name and its scopes.' })

@@ -119,6 +119,16 @@ export class ApiKeyRepository {
     }));
   }
 
+  /** The venue's integration keys not revoked: what its API keys' cap counts. */
+  async activeKeyCount(venueId: number): Promise<number> {
+    const [row] = await this.em.execute<{ count: string }[]>(
+      `select count(*) as count from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
+        where b.venue_id = ? and k.kind = 'integration' and k.revoked_at is null`,
+      [venueId],
+    );
+    return Number(row?.count ?? 0);
+  }
+
   async setKeyCreator(keyId: number, userId: number): Promise<void> {
     await this.em.execute(`update tickets.api_keys set created_by_user_id = ? where id = ?`, [userId, keyId]);
   }

@@ -3,7 +3,7 @@ import type { EntityManager } from '../../../common/database';
 import { NotFoundError, ValidationError, type FieldMessages } from '../../../common/errors';
 import { TICKET_SCOPES, type TicketScope } from './api-key.entity';
 import { ApiKeyRepository } from './api-key.repository';
-import { checkName, VenueRepository } from '../venues';
+import { checkName, claimVenueRoom, VenueRepository } from '../venues';
 import { say } from '../../../common/messages';
 
 /** Every key starts with this, so a leaked one is recognisable in logs and scanners. */
@@ -57,12 +57,16 @@ export class ApiKeyService {
   private readonly keys: ApiKeyRepository;
   private readonly venues: VenueRepository;
 
-  constructor(em: EntityManager) {
+  constructor(private readonly em: EntityManager) {
     this.keys = new ApiKeyRepository(em);
     this.venues = new VenueRepository(em);
   }
 
-  /** @param presetKey only for the local demo key, which must stay the same across restarts */
+  /**
+   * A key more for the branch, up to VENUE_CAPS.apiKeys not revoked at its venue: the one past it
+   * is refused on `branchId`.
+   * @param presetKey only for the local demo key, which must stay the same across restarts
+   */
   async issue(
     branchId: number,
     name: string,
@@ -75,12 +79,12 @@ export class ApiKeyService {
     const trimmed = checkName(errors, 'name', name);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const { key, prefix, hash } = newApiKey(KEY_PREFIX, presetKey);
-    const apiKey = await this.keys.create({
-      branchId,
-      name: trimmed,
-      scopes: [...scopes],
-      prefix,
-      keyHash: hash,
+    const apiKey = await this.em.transactional(async (em) => {
+      const keys = new ApiKeyRepository(em);
+      await claimVenueRoom(em, branch.venueId, 'apiKeys', 'branchId', () =>
+        keys.activeKeyCount(branch.venueId),
+      );
+      return keys.create({ branchId, name: trimmed, scopes: [...scopes], prefix, keyHash: hash });
     });
     return {
       id: apiKey.id,

@@ -90,6 +90,13 @@ function displayOf(row: Row): Display {
   };
 }
 
+/**
+ * A device in use, which holds a place of the venue's board devices: not revoked, and paired or
+ * still able to be (its code unused and valid). One whose code ran out unpaired can never be used.
+ */
+const LIVE_DEVICE = `k.revoked_at is null and (k.paired_at is not null or exists (
+  select 1 from tickets.board_pairings p where p.api_key_id = k.id and p.used_at is null and p.expires_at > now()))`;
+
 const DEVICE_COLUMNS = `k.id, k.branch_id, b.name as branch_name, b.venue_id, k.name, k.prefix,
   k.created_by_user_id, k.paired_at, k.last_used_at, k.revoked_at, k.created_at`;
 const DISPLAY_COLUMNS = `d.id, d.branch_id, b.name as branch_name, b.venue_id, d.name, d.language, d.chime, d.speech, d.ready_minutes,
@@ -147,14 +154,29 @@ export class BoardRepository {
     });
   }
 
+  /** Whatever `work` does here commits together or not at all. */
+  transaction<T>(work: (boards: BoardRepository, em: EntityManager) => Promise<T>): Promise<T> {
+    return this.em.transactional((em) => work(new BoardRepository(em), em));
+  }
+
+  /** The venue's devices in use (LIVE_DEVICE), oldest first. */
   async devicesOf(venueId: number): Promise<BoardDevice[]> {
     const rows = await this.em.execute<Row[]>(
       `select ${DEVICE_COLUMNS}
          from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
-        where b.venue_id = ? and k.kind = 'board' order by k.id`,
+        where b.venue_id = ? and k.kind = 'board' and ${LIVE_DEVICE} order by k.id`,
       [venueId],
     );
     return rows.map(deviceOf);
+  }
+
+  async liveDeviceCount(venueId: number): Promise<number> {
+    const [row] = await this.em.execute<{ count: string }[]>(
+      `select count(*) as count from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
+        where b.venue_id = ? and k.kind = 'board' and ${LIVE_DEVICE}`,
+      [venueId],
+    );
+    return Number(row?.count ?? 0);
   }
 
   /** A board device, revoked or not; null for any other id. */
@@ -228,13 +250,23 @@ export class BoardRepository {
     return displayOf(row);
   }
 
+  /** The venue's displays not revoked, oldest first. */
   async displaysOf(venueId: number): Promise<Display[]> {
     const rows = await this.em.execute<Row[]>(
       `select ${DISPLAY_COLUMNS} from tickets.displays d join tickets.branches b on b.id = d.branch_id
-        where b.venue_id = ? order by d.id`,
+        where b.venue_id = ? and d.revoked_at is null order by d.id`,
       [venueId],
     );
     return rows.map(displayOf);
+  }
+
+  async liveDisplayCount(venueId: number): Promise<number> {
+    const [row] = await this.em.execute<{ count: string }[]>(
+      `select count(*) as count from tickets.displays d join tickets.branches b on b.id = d.branch_id
+        where b.venue_id = ? and d.revoked_at is null`,
+      [venueId],
+    );
+    return Number(row?.count ?? 0);
   }
 
   async updateDisplay(id: number, settings: DisplaySettings): Promise<void> {

@@ -15,32 +15,31 @@ import {
   toDisplayType,
   UpdateDisplayInput,
 } from './board.type';
-import { VenueType } from '../venues';
+import { VENUE_CAPS, VenueType } from '../venues';
 
 /** The staff board's devices and the room's displays, as the panel and the pages use them. */
 @Resolver(() => VenueType)
 export class BoardResolver {
   constructor(private readonly boards: BoardService) {}
 
-  @AssumedSize(20)
+  @AssumedSize(VENUE_CAPS.boardDevices)
   @FieldResolver(() => [BoardDeviceType], {
-    description: 'The venue’s board devices, revoked ones too, oldest first. Owners and managers.',
+    description: `The venue’s board devices in use (at most ${VENUE_CAPS.boardDevices}), oldest first: paired, or waiting for their tablet with a pairing code still valid. Revoked ones, and ones whose code ran out unpaired, are in the audit log. Owners and managers.`,
   })
   async boardDevices(@Root() venue: VenueType): Promise<BoardDeviceType[]> {
     return (await this.boards.boardDevicesOf(Number(venue.id))).map(toBoardDeviceType);
   }
 
-  @AssumedSize(20)
+  @AssumedSize(VENUE_CAPS.displays)
   @FieldResolver(() => [DisplayType], {
-    description: 'The venue’s displays, revoked ones too, oldest first. Owners and managers.',
+    description: `The venue’s displays not revoked (at most ${VENUE_CAPS.displays}), oldest first; revoked ones are in the audit log. Owners and managers.`,
   })
   async displays(@Root() venue: VenueType): Promise<DisplayType[]> {
     return (await this.boards.displaysOf(Number(venue.id))).map(toDisplayType);
   }
 
   @Mutation(() => BoardDevicePairingType, {
-    description:
-      'Creates a board device for a branch and a pairing code for the tablet (single use, 15 minutes). Owners and managers.',
+    description: `Creates a board device for a branch and a pairing code for the tablet (single use, 15 minutes). Owners and managers; past ${VENUE_CAPS.boardDevices} devices in use at the venue, BAD_USER_INPUT on branchId.`,
   })
   async createBoardDevice(
     @Arg('input', () => CreateBoardDeviceInput, { description: 'The branch and the device’s name.' })
@@ -72,7 +71,7 @@ export class BoardResolver {
   }
 
   @Mutation(() => IssuedDisplayType, {
-    description: 'Creates a display for a branch; its URL is shown this once. Owners and managers.',
+    description: `Creates a display for a branch; its URL is shown this once. Owners and managers; past ${VENUE_CAPS.displays} displays at the venue, BAD_USER_INPUT on branchId.`,
   })
   async createDisplay(
     @Arg('input', () => CreateDisplayInput, { description: 'The branch, a name and the display’s settings.' })

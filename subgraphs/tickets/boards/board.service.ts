@@ -13,7 +13,7 @@ import type {
   DisplaySettings,
   DisplayTicket,
 } from './board.repository';
-import { checkName, type VenueRoles } from '../venues';
+import { checkName, claimVenueRoom, type VenueRoles } from '../venues';
 
 /** A display's token, the whole of its URL's secret. */
 export const DISPLAY_TOKEN_TAG = 'dsp_';
@@ -59,7 +59,8 @@ export interface DisplayInput {
 /**
  * Board devices and displays of a branch, managed by its venue's owners and managers. A device is
  * a branch key of kind `board`, so everything a key may do on tickets it may do, and revoking it
- * goes through the same announcement that closes its live sockets.
+ * goes through the same announcement that closes its live sockets. A venue holds at most
+ * VENUE_CAPS.boardDevices devices in use and VENUE_CAPS.displays displays not revoked.
  */
 export class BoardService {
   constructor(
@@ -78,14 +79,20 @@ export class BoardService {
     const name = checkName(errors, 'name', input.name);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const code = newPairingCode();
-    const device = await this.boards.createDevice({
-      branchId: branch.id,
-      name,
-      userId: this.roles.user(),
-      // Unusable until paired: the hash of a secret no one is ever shown.
-      placeholderHash: hashSecret(newSecret('unpaired_')),
-      codeHash: hashSecret(normalisedCode(code)),
-      codeMinutes: PAIRING_MINUTES,
+    const device = await this.boards.transaction(async (boards, em) => {
+      // Pairing turns a waiting device into a paired one, so only creating claims room.
+      await claimVenueRoom(em, branch.venueId, 'boardDevices', 'branchId', () =>
+        boards.liveDeviceCount(branch.venueId),
+      );
+      return boards.createDevice({
+        branchId: branch.id,
+        name,
+        userId: this.roles.user(),
+        // Unusable until paired: the hash of a secret no one is ever shown.
+        placeholderHash: hashSecret(newSecret('unpaired_')),
+        codeHash: hashSecret(normalisedCode(code)),
+        codeMinutes: PAIRING_MINUTES,
+      });
     });
     await this.roles.audit(branch.venueId, 'board_device.created', `board_device:${device.id}`, {
       name,
@@ -135,11 +142,16 @@ export class BoardService {
     const branch = await this.roles.managedBranch(input.branchId);
     const settings = this.settingsOf(input, null);
     const token = newSecret(DISPLAY_TOKEN_TAG);
-    const display = await this.boards.createDisplay({
-      ...settings,
-      branchId: branch.id,
-      userId: this.roles.user(),
-      tokenHash: hashSecret(token),
+    const display = await this.boards.transaction(async (boards, em) => {
+      await claimVenueRoom(em, branch.venueId, 'displays', 'branchId', () =>
+        boards.liveDisplayCount(branch.venueId),
+      );
+      return boards.createDisplay({
+        ...settings,
+        branchId: branch.id,
+        userId: this.roles.user(),
+        tokenHash: hashSecret(token),
+      });
     });
     await this.roles.audit(branch.venueId, 'display.created', `display:${display.id}`, {
       name: display.name,

@@ -340,6 +340,14 @@ export class DeliveryRepository {
     return row!;
   }
 
+  async liveEndpointCount(venueId: number): Promise<number> {
+    const [row] = await this.em.execute<{ count: string }[]>(
+      'select count(*) as count from tickets.webhook_endpoints where venue_id = ? and deleted_at is null',
+      [venueId],
+    );
+    return Number(row?.count ?? 0);
+  }
+
   /** The venue's endpoints that are not deleted, oldest first. */
   listEndpoints(venueId: number): Promise<EndpointRow[]> {
     return this.em.execute<EndpointRow[]>(

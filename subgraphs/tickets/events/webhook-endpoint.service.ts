@@ -4,7 +4,7 @@ import type { EntityManager } from '../../../common/database';
 import { ConflictError, NotFoundError, ValidationError } from '../../../common/errors';
 import { say } from '../../../common/messages';
 import type { WebhookEvent } from '../tickets';
-import { VenueService } from '../venues';
+import { claimVenueRoom, VenueService } from '../venues';
 import { DeliveryRepository, type DeliveryLogRow, type EndpointRow } from './delivery.repository';
 import { QueueUnavailableError, type JobQueues } from './job-queues';
 import { seal, unsealWithEither } from './secret-box';
@@ -83,7 +83,7 @@ export class WebhookEndpointService {
    * it, or while the queue is away, the worker's sweep finds the row within seconds.
    */
   constructor(
-    em: EntityManager,
+    private readonly em: EntityManager,
     private readonly config: Config,
     private readonly queues?: Pick<JobQueues, 'enqueue'>,
   ) {
@@ -91,20 +91,21 @@ export class WebhookEndpointService {
     this.deliveryRows = new DeliveryRepository(em);
   }
 
+  /** An endpoint more, up to VENUE_CAPS.webhookEndpoints not deleted: the one past it is refused on `venueId`. */
   async create(
     venueId: number,
     url: string,
     events: readonly WebhookEvent[] = DEFAULT_ENDPOINT_EVENTS,
   ): Promise<EndpointJson & { secret: string }> {
     await this.venues.get(venueId);
+    // Before the transaction: looking the host up may take a while, and holds no lock meanwhile.
     await this.checkUrl(url);
     const secret = newSecret();
-    const row = await this.deliveryRows.createEndpoint(
-      venueId,
-      url,
-      events,
-      seal(this.config.webhooks.secretKey, secret),
-    );
+    const row = await this.em.transactional(async (em) => {
+      const rows = new DeliveryRepository(em);
+      await claimVenueRoom(em, venueId, 'webhookEndpoints', 'venueId', () => rows.liveEndpointCount(venueId));
+      return rows.createEndpoint(venueId, url, events, seal(this.config.webhooks.secretKey, secret));
+    });
     return { ...endpointJson(row), secret };
   }
 

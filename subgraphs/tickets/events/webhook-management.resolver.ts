@@ -5,7 +5,7 @@ import { parseRecordId } from '../../../common/input.rules';
 import { say, type Message } from '../../../common/messages';
 import { parseEvents } from './webhook-events';
 import { WebhookEndpointService } from './webhook-endpoint.service';
-import { VenueRoles, VenueType } from '../venues';
+import { VENUE_CAPS, VenueRoles, VenueType } from '../venues';
 import {
   AddedWebhookEndpointType,
   AddWebhookEndpointInput,
@@ -47,8 +47,7 @@ export class WebhookManagementResolver {
   }
 
   @Mutation(() => AddedWebhookEndpointType, {
-    description:
-      'Adds a webhook endpoint to a venue; its signing secret is shown this once. Owners and managers.',
+    description: `Adds a webhook endpoint to a venue; its signing secret is shown this once. Owners and managers; past ${VENUE_CAPS.webhookEndpoints} endpoints at the venue, BAD_USER_INPUT on venueId.`,
   })
   async addWebhookEndpoint(
     @Arg('input', () => AddWebhookEndpointInput, { description: 'The venue, the URL and the events.' })

@@ -1,4 +1,5 @@
 import { FieldResolver, Resolver, Root } from 'type-graphql';
+import { Cost } from '../../../common/cost.graphql';
 import { NotFoundError } from '../../../common/errors';
 import { say } from '../../../common/messages';
 import type { TicketAccess } from '../access';
@@ -8,11 +9,19 @@ import { estimateReadyAt } from './estimate';
 import type { WaitRepository } from './wait.repository';
 import { BranchWaitType } from './wait.type';
 
+/**
+ * What a read of a branch's recent tickets weighs in the gateway's estimate (the board's wait, a
+ * customer's estimate): one statement over the waiting ones and the last hours' ready ones, which
+ * took about as long as 50 fields of a page of tickets (docs/API-DECISIONS.md, "Declared list sizes").
+ */
+export const RECENT_TICKETS_COST = 50;
+
 /** The customer's estimate; the ticket's token, which found the ticket, is the credential. */
 @Resolver(() => PublicTicketType)
 export class TicketEstimateResolver {
   constructor(private readonly waits: WaitRepository) {}
 
+  @Cost(RECENT_TICKETS_COST)
   @FieldResolver(() => Date, {
     nullable: true,
     description:
@@ -38,6 +47,7 @@ export class BranchWaitResolver {
     private readonly access: TicketAccess,
   ) {}
 
+  @Cost(RECENT_TICKETS_COST)
   @FieldResolver(() => BranchWaitType, {
     description:
       'How long customers wait now: the count, the oldest, the last hour’s median, against the venue’s waitAlertMinutes. The branch’s members, its keys with tickets:read and its board devices.',

@@ -1,4 +1,5 @@
 import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Cost } from '../../../common/cost.graphql';
 import type { Ticket } from './ticket.entity';
 import type { PublicTicketView } from './ticket.service';
 import type { TextLanguage } from '../../../common/language';
@@ -298,13 +299,22 @@ export class CreateTicketInput {
   note?: string | null;
 }
 
+/**
+ * What a ticket search weighs in the gateway's estimate. No index serves a match inside text, so a
+ * search reads every ticket of the branch in the range: on a branch of 200,000 it took as long as
+ * a whole budget of page fields (docs/API-DECISIONS.md). Half that, so one search and a page beside
+ * it fit an operation.
+ */
+export const TICKET_SEARCH_COST = 5_000;
+
 @InputType('TicketFilter', {
   description: 'What narrows the list; a field left out or empty narrows nothing.',
 })
 export class TicketFilterInput {
+  @Cost(TICKET_SEARCH_COST)
   @Field(() => String, {
     nullable: true,
-    description: 'Case-insensitive, over number, external id, customer name and note.',
+    description: `Case-insensitive, over number, external id, customer name and note. The gateway weighs a search ${TICKET_SEARCH_COST}: it reads every ticket of the branch in the range.`,
   })
   search?: string | null;
 

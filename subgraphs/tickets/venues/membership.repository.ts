@@ -117,6 +117,17 @@ export class InvitationRepository {
     return Number(rows[0]!.id);
   }
 
+  /** The venue's members and its invitations neither accepted nor expired: what its members' cap counts. */
+  async placesHeld(venueId: number): Promise<number> {
+    const [row] = await this.em.execute<{ count: string }[]>(
+      `select (select count(*) from tickets.venue_members where venue_id = ?)
+            + (select count(*) from tickets.venue_invitations
+                where venue_id = ? and accepted_at is null and expires_at > now()) as count`,
+      [venueId, venueId],
+    );
+    return Number(row?.count ?? 0);
+  }
+
   /** Redeems a live invitation once; null when unknown, used or expired. */
   async redeem(tokenHash: Buffer, userId: number): Promise<Invitation | null> {
     const rows = await this.em.execute<{ id: string; venue_id: string; email: string; role: VenueRole }[]>(

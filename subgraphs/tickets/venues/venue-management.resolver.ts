@@ -10,6 +10,7 @@ import {
   SetVenueWaitAlertInput,
   VenueRoleValue,
 } from './venue-management.type';
+import { VENUE_CAPS } from './venue-caps';
 import { VenueManagement } from './venue-management.service';
 import { VenueRoles } from './venue-roles';
 import { BranchType, toBranchType, toVenueType, VenueType } from './venue.type';
@@ -55,8 +56,10 @@ export class VenueManagementResolver {
     return (await this.roles.roleAt(Number(venue.id))) as VenueRoleValue | null;
   }
 
-  @AssumedSize(20)
-  @FieldResolver(() => [BranchType], { description: 'The venue’s branches, oldest first. Any member.' })
+  @AssumedSize(VENUE_CAPS.branches)
+  @FieldResolver(() => [BranchType], {
+    description: `The venue’s branches, oldest first (at most ${VENUE_CAPS.branches}). Any member.`,
+  })
   async branches(@Root() venue: VenueType): Promise<BranchType[]> {
     return (await this.management.branches(Number(venue.id))).map((b) => ({
       id: String(b.id),
@@ -106,7 +109,9 @@ export class VenueManagementResolver {
     return toVenueType(await this.management.createVenue(input));
   }
 
-  @Mutation(() => BranchType, { description: 'Adds a branch to a venue. Owners and managers.' })
+  @Mutation(() => BranchType, {
+    description: `Adds a branch to a venue. Owners and managers; past ${VENUE_CAPS.branches} branches, BAD_USER_INPUT on venueId.`,
+  })
   async createBranch(
     @Arg('input', () => CreateBranchInput, { description: 'The venue and the new branch’s name.' })
     input: CreateBranchInput,

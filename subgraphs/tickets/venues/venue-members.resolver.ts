@@ -7,6 +7,7 @@ import {
   VenueMemberType,
   VenueRoleValue,
 } from './venue-management.type';
+import { VENUE_CAPS } from './venue-caps';
 import { VenueMembers } from './venue-members.service';
 import { toVenueType, VenueType } from './venue.type';
 
@@ -15,9 +16,9 @@ import { toVenueType, VenueType } from './venue.type';
 export class VenueMembersResolver {
   constructor(private readonly management: VenueMembers) {}
 
-  @AssumedSize(50)
+  @AssumedSize(VENUE_CAPS.members)
   @FieldResolver(() => [VenueMemberType], {
-    description: 'The venue’s people and roles. Owners and managers.',
+    description: `The venue’s people and roles; with its pending invitations, at most ${VENUE_CAPS.members}. Owners and managers.`,
   })
   async members(@Root() venue: VenueType): Promise<VenueMemberType[]> {
     return (await this.management.membersOf(Number(venue.id))).map((m) => ({
@@ -28,7 +29,7 @@ export class VenueMembersResolver {
   }
 
   @Mutation(() => Boolean, {
-    description: 'Mails an invitation to join the venue (a single-use link, seven days). Owners only.',
+    description: `Mails an invitation to join the venue (a single-use link, seven days). Owners only; past ${VENUE_CAPS.members} members and pending invitations, BAD_USER_INPUT on venueId.`,
   })
   inviteMember(
     @Arg('input', () => InviteMemberInput, { description: 'The venue, the address to invite and the role.' })

@@ -12,6 +12,7 @@ import {
   type Membership,
   type VenueRole,
 } from './membership.repository';
+import { claimVenueRoom } from './venue-caps';
 import type { VenueRoles } from './venue-roles';
 import type { Venue } from './venue.entity';
 import { VenueService } from './venue.service';
@@ -57,7 +58,8 @@ export class VenueMembers {
 
   /**
    * Mails a single-use link (INVITATION_DAYS) to join the venue in a role. Owners only; the mail is
-   * in the venue's language, since the invited person may have no account yet.
+   * in the venue's language, since the invited person may have no account yet. Members and pending
+   * invitations together stay within VENUE_CAPS.members.
    */
   async inviteMember(input: { venueId: string; email: string; role: VenueRole }): Promise<boolean> {
     const venueId = parseRecordId(input.venueId);
@@ -70,13 +72,18 @@ export class VenueMembers {
     const venue = await this.venues.get(venueId);
     const inviter = await this.outside.people.person(this.roles.user(), this.outside.requestId);
     const token = newSecret('inv_');
-    await new InvitationRepository(this.em).create({
-      venueId,
-      email,
-      role: input.role,
-      tokenHash: hashSecret(token),
-      invitedBy: this.roles.user(),
-      days: INVITATION_DAYS,
+    await this.em.transactional(async (em) => {
+      const invitations = new InvitationRepository(em);
+      // An accepted invitation turns into the member it counted for, so only inviting claims room.
+      await claimVenueRoom(em, venueId, 'members', 'venueId', () => invitations.placesHeld(venueId));
+      await invitations.create({
+        venueId,
+        email,
+        role: input.role,
+        tokenHash: hashSecret(token),
+        invitedBy: this.roles.user(),
+        days: INVITATION_DAYS,
+      });
     });
     await this.roles.audit(venueId, 'member.invited', `email:${email}`, { role: input.role });
     const language = venue.language;

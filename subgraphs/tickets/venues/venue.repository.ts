@@ -44,6 +44,23 @@ export class VenueRepository {
     return { name: venue?.name ?? '', language: venue?.language ?? 'ar' };
   }
 
+  /** Locks the venue's row until the transaction ends; false when there is no such venue. */
+  async lock(id: number): Promise<boolean> {
+    const rows = await this.em.execute<{ id: string }[]>(
+      'select id from tickets.venues where id = ? for update',
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  async branchCount(venueId: number): Promise<number> {
+    const [row] = await this.em.execute<{ count: string }[]>(
+      'select count(*) as count from tickets.branches where venue_id = ?',
+      [venueId],
+    );
+    return Number(row?.count ?? 0);
+  }
+
   async createBranch(venueId: number, name: string): Promise<Branch> {
     const branch = this.em.create(Branch, { venueId, name });
     await this.em.flush();

@@ -1,6 +1,7 @@
 import type { EntityManager } from '../../../common/database';
 import { NotFoundError, ValidationError, type FieldMessages } from '../../../common/errors';
 import type { Branch } from './branch.entity';
+import { claimVenueRoom } from './venue-caps';
 import { checkName } from './venue.rules';
 import type { Venue, VenueLanguage } from './venue.entity';
 import { VenueRepository } from './venue.repository';
@@ -26,7 +27,7 @@ function isTimezone(value: string): boolean {
 export class VenueService {
   private readonly venues: VenueRepository;
 
-  constructor(em: EntityManager) {
+  constructor(private readonly em: EntityManager) {
     this.venues = new VenueRepository(em);
   }
 
@@ -65,12 +66,17 @@ export class VenueService {
     return venue;
   }
 
+  /** A branch more, up to VENUE_CAPS.branches: the one past it is refused on `venueId`. */
   async createBranch(venueId: number, name: string): Promise<Branch> {
     await this.get(venueId);
     const errors: FieldMessages = {};
     const trimmed = checkName(errors, 'name', name);
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-    return this.venues.createBranch(venueId, trimmed);
+    return this.em.transactional(async (em) => {
+      const venues = new VenueRepository(em);
+      await claimVenueRoom(em, venueId, 'branches', 'venueId', () => venues.branchCount(venueId));
+      return venues.createBranch(venueId, trimmed);
+    });
   }
 
   async getBranch(id: number): Promise<Branch> {
