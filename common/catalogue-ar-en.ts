@@ -454,6 +454,10 @@ export const MESSAGES = {
     en: 'This venue has {max} branches, the most a venue may have.',
     ar: 'بلغ هذا المكان الحد الأقصى لعدد الفروع ({max}).',
   },
+  'venue.person_venues_cap': {
+    en: 'You belong to {max} venues, the most one person may: leave one to create or join another.',
+    ar: 'أنت عضو في {max} أماكن، وهو الحد الأقصى للشخص الواحد: غادر أحدها لتنشئ مكاناً آخر أو تنضم إليه.',
+  },
   'venue.members_cap': {
     en: 'This venue has {max} members and pending invitations, the most a venue may have: remove a member, or wait for an invitation to expire.',
     ar: 'بلغ هذا المكان الحد الأقصى لعدد الأعضاء والدعوات المعلّقة ({max})؛ أزل عضواً أو انتظر انتهاء صلاحية إحدى الدعوات.',

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { VENUE_CAPS } from '../../subgraphs/tickets/venues';
+import { VENUE_CAPS, VENUES_PER_PERSON } from '../../subgraphs/tickets/venues';
 import { SESSIONS_PER_PERSON } from '../../subgraphs/identity/identity.service';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { askGraph, bearer, graphData, type GraphReply } from '../support/graph';
@@ -147,6 +147,50 @@ describe('what a caller may make of a venue and of sessions stays within its cap
       [venueId],
     );
     expect(audited.map((row) => row.target)).toEqual(['email:one@example.test', 'email:two@example.test']);
+  });
+
+  it(`lets a person belong to ${VENUES_PER_PERSON} venues, made in parallel or joined, and refuses the next with CONFLICT`, async () => {
+    const founder = await person();
+    const create = (i: number) =>
+      graph(
+        'mutation ($i: CreateVenueInput!) { createVenue(input: $i) { id } }',
+        { i: { name: `Grill ${i}`, language: 'en', timezone: 'Asia/Baghdad' } },
+        bearer(founder.token),
+      );
+    const replies = await Promise.all(Array.from({ length: VENUES_PER_PERSON + 3 }, (_, i) => create(i)));
+    const made = replies.filter((reply) => reply.data !== null);
+    expect(made).toHaveLength(VENUES_PER_PERSON);
+    const refusal = `You belong to ${VENUES_PER_PERSON} venues, the most one person may: leave one to create or join another.`;
+    for (const reply of replies.filter((r) => r.data === null)) {
+      expect(reply.errors?.map((error) => [error.extensions?.code, error.message])).toEqual([
+        ['CONFLICT', refusal],
+      ]);
+    }
+    const myVenues = await graph('{ myVenues { id } }', {}, bearer(founder.token));
+    expect((myVenues.data?.myVenues as unknown[]).length).toBe(VENUES_PER_PERSON);
+
+    // An invitation to an eleventh is refused on acceptance, and joins nothing.
+    const other = await person();
+    const { venueId } = await venueWithBranch(other);
+    const token = `inv_${createHash('sha256').update(founder.email).digest('hex')}`;
+    await database.query(
+      `insert into tickets.venue_invitations (venue_id, email, role, token_hash, invited_by_user_id, expires_at)
+       values ($1, $2, 'STAFF', $3, $4, now() + interval '1 day')`,
+      [venueId, founder.email, hashOf(token), other.id],
+    );
+    const accepted = await graph(
+      'mutation ($t: String!) { acceptInvitation(token: $t) { id } }',
+      { t: token },
+      bearer(founder.token),
+    );
+    expect(accepted.errors?.map((error) => [error.extensions?.code, error.message])).toEqual([
+      ['CONFLICT', refusal],
+    ]);
+    const joined = await database.query(
+      'select count(*) as n from tickets.venue_members where venue_id = $1 and user_id = $2',
+      [venueId, founder.id],
+    );
+    expect(Number(joined[0]!.n)).toBe(0);
   });
 
   describe(`a person’s sessions, at most ${SESSIONS_PER_PERSON}`, () => {

@@ -1,5 +1,5 @@
 import type { EntityManager } from '../../../common/database';
-import { fieldError, NotFoundError, ValidationError } from '../../../common/errors';
+import { ConflictError, fieldError, NotFoundError, ValidationError } from '../../../common/errors';
 import { say, type MessageId } from '../../../common/messages';
 import { VenueRepository } from './venue.repository';
 
@@ -51,4 +51,30 @@ export async function claimVenueRoom(
   if (!(await new VenueRepository(em).lock(venueId))) throw new NotFoundError(say('venue.not_found'));
   const max = VENUE_CAPS[cap];
   if ((await held()) >= max) throw new ValidationError(fieldError(field, say(REFUSALS[cap], { max })));
+}
+
+/**
+ * The most venues one person may belong to, in any role: an owner of a group of brands, each with
+ * its branches, or staff at a few. `Query.myVenues` declares it as its size, and the panel's home
+ * (every venue with its branches and people) fits the cost limit at it.
+ */
+export const VENUES_PER_PERSON = 10;
+
+/** Where the advisory locks of one person's memberships live, apart from any other lock's key. */
+const PERSON_MEMBERSHIPS_LOCK = 52_001;
+
+/**
+ * Run inside the transaction that makes `userId` a member of one more venue, before it writes. No
+ * row of the person lives in this schema to lock, so a transaction-scoped advisory lock keyed by
+ * the person lines their joins up on every replica; the one past the cap is CONFLICT, nothing written.
+ */
+export async function claimPersonVenue(em: EntityManager, userId: number): Promise<void> {
+  await em.execute('select pg_advisory_xact_lock(?, ?)', [PERSON_MEMBERSHIPS_LOCK, userId]);
+  const [row] = await em.execute<{ venues: number }[]>(
+    'select count(*)::int as venues from tickets.venue_members where user_id = ?',
+    [userId],
+  );
+  if ((row?.venues ?? 0) >= VENUES_PER_PERSON) {
+    throw new ConflictError(say('venue.person_venues_cap', { max: VENUES_PER_PERSON }));
+  }
 }

@@ -10,7 +10,7 @@ import {
   SetVenueWaitAlertInput,
   VenueRoleValue,
 } from './venue-management.type';
-import { VENUE_CAPS } from './venue-caps';
+import { VENUE_CAPS, VENUES_PER_PERSON } from './venue-caps';
 import { VenueManagement } from './venue-management.service';
 import { VenueRoles } from './venue-roles';
 import { BranchType, toBranchType, toVenueType, VenueType } from './venue.type';
@@ -23,7 +23,7 @@ export class VenueManagementResolver {
     private readonly roles: VenueRoles,
   ) {}
 
-  @AssumedSize(10)
+  @AssumedSize(VENUES_PER_PERSON)
   @Query(() => [VenueType], { description: 'The venues the signed-in user belongs to, by id.' })
   async myVenues(): Promise<VenueType[]> {
     return (await this.management.myVenues()).map(({ venue }) => toVenueType(venue));

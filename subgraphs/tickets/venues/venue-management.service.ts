@@ -5,6 +5,7 @@ import { say } from '../../../common/messages';
 import type { SubgraphClient } from '../../../common/subgraph-call';
 import { AuditLog, type AuditEvent } from '../../../common/audit-log';
 import type { Branch } from './branch.entity';
+import { claimPersonVenue } from './venue-caps';
 import { MembershipRepository, type VenueRole } from './membership.repository';
 import { VENUE_AUDIT } from './venue-audit';
 import { checkName, WAIT_ALERT_MINUTES } from './venue.rules';
@@ -91,6 +92,7 @@ export class VenueManagement {
     }
     if (Object.keys(errors).length > 0) throw new ValidationError(errors);
     const venue = await this.em.transactional(async (em) => {
+      await claimPersonVenue(em, userId);
       const created = await new VenueService(em).create({
         name: input.name,
         ...(input.language ? { language: input.language as 'ar' | 'en' } : {}),

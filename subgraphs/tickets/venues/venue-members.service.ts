@@ -12,7 +12,7 @@ import {
   type Membership,
   type VenueRole,
 } from './membership.repository';
-import { claimVenueRoom } from './venue-caps';
+import { claimPersonVenue, claimVenueRoom } from './venue-caps';
 import type { VenueRoles } from './venue-roles';
 import type { Venue } from './venue.entity';
 import { VenueService } from './venue.service';
@@ -116,6 +116,7 @@ export class VenueMembers {
       const members = new MembershipRepository(em);
       // Someone already at the venue keeps the higher of the two roles.
       const current = await members.roleOf(invitation.venueId, userId);
+      if (current === null) await claimPersonVenue(em, userId);
       if (current === null || RANK[invitation.role] < RANK[current]) {
         await members.add(invitation.venueId, userId, invitation.role);
       }
