@@ -255,6 +255,10 @@ export const MESSAGES = {
     en: 'Unauthenticated.',
     ar: 'غير مصادق. أرسل مفتاح API صالحاً في الترويسة X-API-Key.',
   },
+  'cv.api_keys_cap': {
+    en: 'This account has {max} keys not revoked, the most an account may have: revoke one to issue another.',
+    ar: 'لدى هذا الحساب {max} مفتاحاً غير ملغى، وهو الحد الأقصى للحساب: ألغِ مفتاحاً لإصدار آخر.',
+  },
   'cv.not_found': { en: 'CV not found.', ar: 'السيرة الذاتية غير موجودة.' },
   'cv.not_yours': { en: 'This CV belongs to another account.', ar: 'هذه السيرة الذاتية تخص حساباً آخر.' },
   'cv.limit': {

@@ -76,19 +76,31 @@ export class AccountRepository {
     await this.em.execute('delete from cv.accounts where id = ?', [id]);
   }
 
-  async createKey(values: RequiredEntityData<AccountApiKey>): Promise<AccountApiKey> {
-    const apiKey = this.em.create(AccountApiKey, values);
-    await this.em.flush();
-    return apiKey;
-  }
-
   findKey(id: number): Promise<AccountApiKey | null> {
     return this.em.findOne(AccountApiKey, { id });
   }
 
-  /** Every key of the account, revoked ones too, newest first. */
-  keysOf(accountId: number): Promise<AccountApiKey[]> {
-    return this.em.find(AccountApiKey, { accountId }, { orderBy: { id: 'desc' } });
+  /** The account's newest `limit` keys, revoked ones too. */
+  keysOf(accountId: number, limit: number): Promise<AccountApiKey[]> {
+    return this.em.find(AccountApiKey, { accountId }, { orderBy: { id: 'desc' }, limit });
+  }
+
+  /**
+   * Inserts a key unless the account already has `cap` keys not revoked (then null), under a lock
+   * of the account's row: parallel issues of one account count one another on every replica.
+   */
+  createKeyWithinCap(values: RequiredEntityData<AccountApiKey>, cap: number): Promise<AccountApiKey | null> {
+    return this.em.transactional(async (em) => {
+      await em.execute('select id from cv.accounts where id = ? for update', [values.accountId]);
+      const [row] = await em.execute<{ live: number }[]>(
+        'select count(*)::int as live from cv.account_api_keys where account_id = ? and revoked_at is null',
+        [values.accountId],
+      );
+      if ((row?.live ?? 0) >= cap) return null;
+      const apiKey = em.create(AccountApiKey, values);
+      await em.flush();
+      return apiKey;
+    });
   }
 
   /** Writes the changes made to a key this repository returned. */

@@ -1,11 +1,11 @@
 import { Arg, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { AssumedSize, SlicedBy } from '../../common/cost.graphql';
+import { SlicedBy } from '../../common/cost.graphql';
 import { AuditAfterArg, AuditFirstArg, auditPage } from '../../common/audit.graphql';
 import { ForbiddenError, NotFoundError } from '../../common/errors';
 import { parseRecordId } from '../../common/input.rules';
 import { say } from '../../common/messages';
 import type { AccountOpeningService } from './account-opening.service';
-import type { AccountService } from './account.service';
+import { ACCOUNT_KEYS_CAP, type AccountService } from './account.service';
 import {
   AccountApiKeyType,
   AccountType,
@@ -18,6 +18,9 @@ import {
 } from './account.type';
 import { CvAccess } from './cv-access';
 import type { CvService } from './cv.service';
+
+/** The most keys `Account.apiKeys` lists at once. */
+const KEYS_LISTED_MAX = 100;
 
 @Resolver(() => AccountType)
 export class AccountResolver {
@@ -53,16 +56,23 @@ export class AccountResolver {
     return this.cvs.countFor(Number(account.id));
   }
 
-  @AssumedSize(20)
+  @SlicedBy('first')
   @FieldResolver(() => [AccountApiKeyType], {
-    description:
-      'The account’s API keys, revoked ones too, newest first: for its signed-in owner or one of its own keys.',
+    description: `The account’s API keys, revoked ones too, newest first: for its signed-in owner or one of its own keys. At most ${ACCOUNT_KEYS_CAP} are not revoked at once.`,
   })
-  async apiKeys(@Root() account: AccountType): Promise<AccountApiKeyType[]> {
+  async apiKeys(
+    @Root() account: AccountType,
+    @Arg('first', () => Int, {
+      defaultValue: ACCOUNT_KEYS_CAP,
+      description: `How many, the newest first; at most ${KEYS_LISTED_MAX}.`,
+    })
+    first: number,
+  ): Promise<AccountApiKeyType[]> {
     const principal = await this.access.require();
     if (String(principal.accountId) !== account.id)
       throw new ForbiddenError('An API key reads only its own account.');
-    return (await this.accounts.keysOf(principal)).map(toAccountApiKeyType);
+    const listed = Math.min(Math.max(first, 0), KEYS_LISTED_MAX);
+    return (await this.accounts.keysOf(principal, listed)).map(toAccountApiKeyType);
   }
 
   @Mutation(() => AccountType, {

@@ -18,6 +18,12 @@ import { say, text } from '../../common/messages';
 /** Every CV key starts with this, so a leaked one is recognisable in logs and scanners. */
 const KEY_PREFIX = 'cv_';
 
+/**
+ * Keys not revoked one account may hold: one per system an integration connects, and a spare
+ * while one is rotated. `Account.apiKeys` pages by `first`, whose default is this.
+ */
+export const ACCOUNT_KEYS_CAP = 20;
+
 /** A key as issued: the only time the key itself is seen. */
 export interface IssuedAccountKey {
   id: number;
@@ -150,7 +156,11 @@ export class AccountService {
   ): Promise<{ key: string; apiKey: AccountApiKey }> {
     const checked = parse(z.object({ name }), { name: keyName });
     const { key, prefix, hash } = newApiKey(KEY_PREFIX, presetKey);
-    const apiKey = await this.accounts.createKey({ accountId, name: checked.name, prefix, keyHash: hash });
+    const apiKey = await this.accounts.createKeyWithinCap(
+      { accountId, name: checked.name, prefix, keyHash: hash },
+      ACCOUNT_KEYS_CAP,
+    );
+    if (apiKey === null) throw new ConflictError(say('cv.api_keys_cap', { max: ACCOUNT_KEYS_CAP }));
     await this.record(accountId, actor, 'api_key.issued', `api_key:${apiKey.id}`, {
       name: apiKey.name,
       prefix: apiKey.prefix,
@@ -245,8 +255,8 @@ export class AccountService {
   }
 
   /** The account's keys, revoked ones too, newest first: for the account's owner or one of its keys. */
-  keysOf(principal: AccountPrincipal): Promise<AccountApiKey[]> {
-    return this.accounts.keysOf(principal.accountId);
+  keysOf(principal: AccountPrincipal, first: number): Promise<AccountApiKey[]> {
+    return this.accounts.keysOf(principal.accountId, first);
   }
 
   /** A new key of the signed-in owner's account; the key itself is in the answer once. */

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import sharp from 'sharp';
-import { ForbiddenError, NotFoundError, ValidationError } from '../../common/errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../common/errors';
 import type { TextLanguage } from '../../common/language';
 import { TOKEN } from '../../common/patterns';
 import { SECTION_KEYS } from '../../contracts/cv/cv.payload';
@@ -8,7 +8,7 @@ import { useSchemaDatabase } from '../../test/support/database';
 import { rejection } from '../../test/support/rejection';
 import type { AccountEntitlements } from './account-plan.client';
 import { AccountRepository } from './account.repository';
-import { AccountService, type AccountPrincipal } from './account.service';
+import { ACCOUNT_KEYS_CAP, AccountService, type AccountPrincipal } from './account.service';
 import { CvRepository } from './cv.repository';
 import { CvService } from './cv.service';
 import { cvSubgraph } from './cv.subgraph';
@@ -351,6 +351,39 @@ describe('CvService on real Postgres', () => {
       expect(removed.photo_type).toBeNull();
       expect(await cvs().photoOf(removed)).toBeNull();
       expect((await cvs().photoOf(copy))?.type).toBe('image/png');
+    });
+  });
+
+  describe(`an account’s keys, at most ${ACCOUNT_KEYS_CAP} not revoked`, () => {
+    const issuerOf = () =>
+      new AccountService(
+        new AccountRepository(db.orm.em.fork()),
+        new AuditLog(db.orm.em.fork(), ACCOUNT_AUDIT),
+      );
+
+    it('lets parallel issues take only the places left, refuses the rest with CONFLICT, and has room again after a revocation', async () => {
+      const { accountId } = await newAccount();
+      const issued = await Promise.allSettled(
+        Array.from({ length: ACCOUNT_KEYS_CAP + 5 }, (_, i) => issuerOf().issueKey(accountId, `pos ${i}`)),
+      );
+      const made = issued.filter((result) => result.status === 'fulfilled');
+      expect(made).toHaveLength(ACCOUNT_KEYS_CAP);
+      for (const result of issued) {
+        if (result.status === 'rejected') {
+          expect(result.reason).toBeInstanceOf(ConflictError);
+          expect((result.reason as ConflictError).message).toBe(
+            `This account has ${ACCOUNT_KEYS_CAP} keys not revoked, the most an account may have: revoke one to issue another.`,
+          );
+        }
+      }
+      const [row] = await db.orm.em
+        .fork()
+        .execute<{ n: number }[]>('select count(*)::int as n from cv.account_api_keys where account_id = ?', [
+          accountId,
+        ]);
+      expect(row!.n).toBe(ACCOUNT_KEYS_CAP);
+      await issuerOf().revokeKey((made[0] as PromiseFulfilledResult<{ id: number }>).value.id);
+      expect((await issuerOf().issueKey(accountId, 'after a revocation')).name).toBe('after a revocation');
     });
   });
 
