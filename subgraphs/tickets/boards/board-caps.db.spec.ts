@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { ValidationError } from '../../../common/errors';
 import { useSchemaDatabase } from '../../../test/support/database';
 import { MembershipRepository, VENUE_CAPS, VenueRoles, VenueService } from '../venues';
-import { BoardRepository } from './board.repository';
+import { BoardRepository, DISPLAY_TICKETS_MAX } from './board.repository';
 import { BoardService } from './board.service';
 
 describe('a venue’s caps on board devices and displays, on real Postgres', () => {
@@ -144,5 +144,25 @@ describe('a venue’s caps on board devices and displays, on real Postgres', () 
     const listed = await boards().displaysOf(venueId);
     expect(listed).toHaveLength(VENUE_CAPS.displays);
     expect(listed.every((display) => display.revokedAt === null)).toBe(true);
+  });
+
+  it(`gives a display at most ${DISPLAY_TICKETS_MAX} numbers, every ready one kept, oldest first`, async () => {
+    const { first } = await venue();
+    const tickets = (n: number, status: 'waiting' | 'ready') =>
+      db.database.query(
+        `insert into tickets.tickets (branch_id, number, token, status, created_at, ready_at)
+         select $1, $3 || i, md5(random()::text || i), $2, now(), case when $2 = 'ready' then now() end
+           from generate_series(1, $4::int) as i`,
+        [first, status, status === 'ready' ? 'R' : 'W', n],
+      );
+    await tickets(DISPLAY_TICKETS_MAX + 50, 'waiting');
+    await tickets(5, 'ready');
+    const shown = await new BoardRepository(db.orm.em.fork()).displayTickets(first, 10);
+    expect(shown).toHaveLength(DISPLAY_TICKETS_MAX);
+    expect(shown.filter((ticket) => ticket.status === 'ready')).toHaveLength(5);
+    expect(shown.map((ticket) => ticket.id)).toEqual(
+      [...shown.map((ticket) => ticket.id)].sort((a, b) => a - b),
+    );
+    expect(shown[0]!.number).toBe('W1');
   });
 });

@@ -2,6 +2,9 @@ import type { EntityManager } from '../../../common/database';
 import type { TextLanguage } from '../../../common/language';
 import { TICKET_SCOPES } from '../access';
 
+/** The most numbers a display is given: more than any screen shows, and the size `DisplayBoard.tickets` declares. */
+export const DISPLAY_TICKETS_MAX = 100;
+
 /** A board device as the panel lists it: a branch key of kind `board`. */
 export interface BoardDevice {
   id: number;
@@ -283,14 +286,21 @@ export class BoardRepository {
     );
   }
 
-  /** The branch's open tickets a display shows: waiting, and ready within `readyMinutes`. */
+  /**
+   * The branch's open tickets a display shows: waiting, and ready within `readyMinutes`, at most
+   * DISPLAY_TICKETS_MAX, ready ones first (what the customers at the screen wait to read), then
+   * the oldest waiting; given oldest first.
+   */
   async displayTickets(branchId: number, readyMinutes: number): Promise<DisplayTicket[]> {
     const rows = await this.em.execute<Row[]>(
-      `select id, number, status, ready_at, ring_count, updated_at from tickets.tickets
-        where branch_id = ?
-          and (status = 'waiting' or (status = 'ready' and ready_at > now() - make_interval(mins => ?)))
-        order by id`,
-      [branchId, readyMinutes],
+      `select * from (
+         select id, number, status, ready_at, ring_count, updated_at from tickets.tickets
+          where branch_id = ?
+            and (status = 'waiting' or (status = 'ready' and ready_at > now() - make_interval(mins => ?)))
+          order by status = 'ready' desc, id
+          limit ?
+       ) shown order by id`,
+      [branchId, readyMinutes, DISPLAY_TICKETS_MAX],
     );
     return rows.map((row) => ({
       id: Number(row.id),

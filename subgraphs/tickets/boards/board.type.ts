@@ -1,5 +1,6 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import type { BoardDevice, Display, DisplayTicket } from './board.repository';
+import { AssumedSize } from '../../../common/cost.graphql';
+import { DISPLAY_TICKETS_MAX, type BoardDevice, type Display, type DisplayTicket } from './board.repository';
 import { TicketStatusValue } from '../tickets';
 import { UserReference, BranchType } from '../venues';
 
@@ -274,8 +275,9 @@ export class DisplayBoardType {
   @Field(() => Int, { description: 'Minutes a ready number stays unless collected first.' })
   readyMinutes!: number;
 
+  @AssumedSize(DISPLAY_TICKETS_MAX)
   @Field(() => [DisplayTicketType], {
-    description: 'Waiting tickets, and ready ones of the last readyMinutes, oldest first.',
+    description: `Waiting tickets, and ready ones of the last readyMinutes, oldest first: at most ${DISPLAY_TICKETS_MAX}, ready ones kept first.`,
   })
   tickets!: DisplayTicketType[];
 }
