@@ -6,7 +6,7 @@ import { internalCredentialCheck } from '../common/internal-credential';
 import { languageOf, type TextLanguage } from '../common/language';
 import type { Logger } from '../common/logger';
 import { say, text } from '../common/messages';
-import { UnauthenticatedError } from '../common/errors';
+import type { ErrorMessages } from '../common/errors';
 import {
   addressIdentity,
   CredentialBudgets,
@@ -90,11 +90,14 @@ export function canonicalHeaders(headers: GatewayContext['headers']): GatewayCon
   return headers;
 }
 
-/** The refusal of an Authorization header that is no Bearer credential: 401. */
+/** The refusal of an Authorization header that is no Bearer credential: 401, in the asked language. */
 export function malformedAuthorizationError(language: TextLanguage): GraphQLError {
-  const error = new UnauthenticatedError(say('auth.malformed'));
   return new GraphQLError(text('auth.malformed', language), {
-    extensions: { ...error.extensions, http: { status: 401 } },
+    extensions: {
+      code: 'UNAUTHENTICATED',
+      messages: { message: [say('auth.malformed')] } satisfies ErrorMessages,
+      http: { status: 401 },
+    },
   });
 }
 
