@@ -117,6 +117,9 @@ const IDENTITY_OPERATIONS = new Map(
   Object.values(IDENTITY_QUERIES).map(({ name, document }) => [document, operation<unknown>(name, document)]),
 );
 
+/** The operations `credentialLimit` sends before any route runs, on a credential's first sight. */
+export const CREDENTIAL_LIMIT_OPERATIONS = [...IDENTITY_OPERATIONS.values()];
+
 /**
  * How the adapter asks the graph who a credential is: the gateway's own questions
  * (contracts/credentials.ts), sent as the platform's, so the asking is not counted a second time.
