@@ -5,6 +5,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Client } from 'pg';
 import WebSocket from 'ws';
 import { ERROR_CODES } from '../../common/errors';
+import { HEADER_LIMITS } from '../../common/http-service';
 import { SUPERGRAPH_FILE } from '../../common/paths';
 import { graphCases, graphRequest, type GraphCase, type GraphPoolOf } from './graphql-cases';
 import { Known, resolveKnown, toJsonText, type PoolName } from './hostile-values';
@@ -74,6 +75,16 @@ const ALLOWED_CODES = new Set<string>([...ERROR_CODES, ...APOLLO_CLIENT_CODES]);
 
 /** Longer URLs are not sent: Node answers 431 for a request line past 16 KB before the adapter sees it. */
 const URL_MAX = 12_000;
+
+/** What fetch adds to a request's head of its own (host, connection, user-agent, lengths), at most. */
+const FETCH_HEAD_BYTES = 512;
+
+/** The bytes of a request's line and the headers a case sets, as Node counts them against its limit. */
+function headBytes(method: string, path: string, headers: Record<string, string>): number {
+  let bytes = Buffer.byteLength(`${method} ${path} HTTP/1.1\r\n`);
+  for (const [name, value] of Object.entries(headers)) bytes += Buffer.byteLength(`${name}: ${value}\r\n`);
+  return bytes;
+}
 
 /** How often the pools of live records are read again, in cases. */
 const POOL_REFRESH = 20;
@@ -277,6 +288,14 @@ async function sendRest(target: FuzzTarget, restCase: RestCase, pools: Pools): P
     };
   }
   if (response.status < 400) return { answer, refused: false, shown };
+  // Node refuses a head past the door's limit with a bare 431 before any route (API-DECISIONS.md,
+  // "Control characters in headers"): a case's long URL and a 5,000-character header can reach it.
+  if (
+    response.status === 431 &&
+    headBytes(restCase.method, `${new URL(target.restUrl).pathname}${path}`, headers) >
+      HEADER_LIMITS.restAdapter - FETCH_HEAD_BYTES
+  )
+    return { answer, refused: true, shown };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
