@@ -1,7 +1,7 @@
 import { personIdentity, ticketKeyIdentity, type CredentialKind } from '../common/rate-budget';
 import { readAuthorization } from './authorization';
-import { sessionTokenOf } from './identity/session';
-import { isBoardKey } from './tickets/board-device';
+import { isSessionToken } from './identity/session';
+import { isBoardToken } from './tickets/board-device';
 
 /** One credential a request presents, as read once: its kind and the credential itself. */
 export interface PresentedCredential {
@@ -29,13 +29,9 @@ export function presentedCredentials(headers: {
   const credentials: PresentedCredential[] = [];
   const reading = readAuthorization(headers.authorization);
   if (reading.kind === 'bearer') {
-    const kind =
-      sessionTokenOf(reading.header) !== undefined
-        ? 'session'
-        : isBoardKey(reading.header)
-          ? 'board'
-          : 'tickets';
-    credentials.push({ kind, credential: reading.token });
+    const { token } = reading;
+    const kind = isSessionToken(token) ? 'session' : isBoardToken(token) ? 'board' : 'tickets';
+    credentials.push({ kind, credential: token });
   }
   const apiKey = headers['x-api-key']?.trim();
   if (apiKey) credentials.push({ kind: 'cv', credential: apiKey });

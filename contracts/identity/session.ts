@@ -16,10 +16,15 @@ export const SESSION_TOKEN_PREFIX = 'ses_';
 
 const SESSION_TOKEN = /^ses_[A-Za-z0-9_-]{1,100}$/;
 
+/** Whether a Bearer credential, as read, is a session token. */
+export function isSessionToken(token: string): boolean {
+  return SESSION_TOKEN.test(token);
+}
+
 /** The session token of an Authorization header, or undefined when it carries something else. */
 export function sessionTokenOf(authorization: string | undefined): string | undefined {
   const token = bearerKey(authorization);
-  return token !== undefined && SESSION_TOKEN.test(token) ? token : undefined;
+  return token !== undefined && isSessionToken(token) ? token : undefined;
 }
 
 /**

@@ -8,9 +8,15 @@ import { bearerKey } from '../authorization';
 /** The prefix of a board device's key, which tells it from a branch's API key (`tk_`). */
 export const BOARD_KEY_PREFIX = 'bd_';
 
+/** Whether a Bearer credential, as read, is a board device's key. */
+export function isBoardToken(token: string): boolean {
+  return token.startsWith(BOARD_KEY_PREFIX);
+}
+
 /** Whether an Authorization header carries a board device's key. */
 export function isBoardKey(authorization: string | undefined): boolean {
-  return bearerKey(authorization)?.startsWith(BOARD_KEY_PREFIX) === true;
+  const token = bearerKey(authorization);
+  return token !== undefined && isBoardToken(token);
 }
 
 /**
