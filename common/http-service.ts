@@ -300,6 +300,9 @@ export class HttpService {
             },
             seconds,
           );
+          const level = HEALTH_PATHS.has(path) ? 'debug' : 'info';
+          // Below the configured level no line is written, so nothing of it is worked out.
+          if (!this.options.logger.isLevelEnabled(level)) return;
           const entry = {
             method: req.method,
             // A token in the path opens a ticket, a display or a CV: the line names its fingerprint.
@@ -307,8 +310,7 @@ export class HttpService {
             status: res.statusCode,
             durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
           };
-          if (HEALTH_PATHS.has(path)) this.options.logger.debug(entry, 'request');
-          else this.options.logger.info(entry, 'request');
+          this.options.logger[level](entry, 'request');
         });
         next();
       },
