@@ -6,6 +6,7 @@ import { newTicketBranch, type TicketBranch } from '../support/platform';
 import { sampleSum } from '../support/metrics';
 import { startStack, type RunningStack } from '../support/processes';
 import { waitUntil } from '../support/wait';
+import { jsonLines } from '../support/recording-logger';
 
 /** What a key's branch screen reads: its branch, venue and plan (billing), and its tickets. */
 const BRANCH_VIEW = `query BranchView {
@@ -53,12 +54,9 @@ describe('identical subgraph fetches in flight, over the whole stack', () => {
     };
     stack = await startStack(env);
     config = loadConfig({ ...process.env, ...env, INTERNAL_SECRET: stack.internalSecret });
-    const listening = stack
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { port?: number; metricsPort?: number })
-      .filter((line) => line.metricsPort !== undefined);
+    const listening = jsonLines<{ port?: number; metricsPort?: number }>(stack.output()).filter(
+      (line) => line.metricsPort !== undefined,
+    );
     const metricsPortOf = (port: number) => listening.find((line) => line.port === port)!.metricsPort!;
     metricsPorts = {
       gateway: metricsPortOf(stack.ports.gateway),

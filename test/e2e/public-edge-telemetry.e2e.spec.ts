@@ -7,6 +7,7 @@ import { newBranchKey, newCvAccount, platformTemplateId } from '../support/platf
 import { startStack, type RunningStack } from '../support/processes';
 import { venuePeople } from '../support/venue-people';
 import { waitUntil } from '../support/wait';
+import { jsonLines } from '../support/recording-logger';
 
 const fingerprint = (token: string) => createHash('sha256').update(token).digest('hex').slice(0, 8);
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
@@ -60,12 +61,7 @@ describe('what the public edge leaves in logs and traces', () => {
     await database?.drop();
   });
 
-  const logLines = (): LogLine[] =>
-    stack
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as LogLine);
+  const logLines = (): LogLine[] => jsonLines<LogLine>(stack.output());
 
   const serverSpan = (route: string) =>
     collector.spans.find(

@@ -8,6 +8,7 @@ import { freePorts, PROCESS_KINDS, startProcess, type PlatformProcess } from '..
 import { SmsProvider } from '../support/sms-provider';
 import { awayFromWindowEdge, waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { jsonLines } from '../support/recording-logger';
 
 /** The platform's processes this file runs; the cv and identity subgraphs take no part. */
 const { billing, tickets, events, gateway, adapter } = PROCESS_KINDS;
@@ -450,14 +451,9 @@ describe('Redis through Sentinel: the master killed under load', () => {
       // The job queue itself works again, not only the sweep: once every connection had time to
       // land on the new master (each retries at most every 2 s), no enqueue fails.
       const settled = readyAgainAt + 5_000;
-      const enqueueFailures = processes.events
-        .output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as { time: string; msg: string })
-        .filter(
-          (entry) => entry.msg === 'could not enqueue; the sweep will' && Date.parse(entry.time) > settled,
-        );
+      const enqueueFailures = jsonLines<{ time: string; msg: string }>(processes.events.output()).filter(
+        (entry) => entry.msg === 'could not enqueue; the sweep will' && Date.parse(entry.time) > settled,
+      );
       expect(enqueueFailures).toEqual([]);
       expect(receiver.received.filter((hook) => hook.at > settled).length).toBeGreaterThan(0);
       figures.webhooks = received.length;

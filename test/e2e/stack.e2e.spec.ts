@@ -3,6 +3,7 @@ import { DEVELOPMENT_INTERNAL_SECRET } from '../../common/config';
 import { INTERNAL_CREDENTIAL_HEADER } from '../../common/internal-credential';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startStack, type RunningStack } from '../support/processes';
+import { jsonLines } from '../support/recording-logger';
 
 interface LogLine {
   service?: string;
@@ -67,12 +68,7 @@ describe('the whole stack, as `npm start` runs it', () => {
     await database.drop();
   });
 
-  const logLines = (): LogLine[] =>
-    stack
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as LogLine);
+  const logLines = (): LogLine[] => jsonLines<LogLine>(stack.output());
 
   it('serves GET /api/v1/plans without a key: the CV plans inside data', async () => {
     const response = await fetch(`${stack.restUrl}/plans`, { headers: { accept: 'application/json' } });

@@ -9,6 +9,7 @@ import { newTicketBranch, type TicketBranch, hookReceiver } from '../support/pla
 import { startStack, type RunningStack } from '../support/processes';
 import { waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { jsonLines } from '../support/recording-logger';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const traceIdOf = (header: string | string[] | null | undefined) =>
@@ -148,13 +149,7 @@ describe('one trace from a POS request to its webhook, exported by every process
       body: JSON.stringify({ external_id: 'POS-TRACE-2' }),
     });
     expect(response.status).toBe(201);
-    const lines = () =>
-      stack
-        .output()
-        .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as LogLine)
-        .filter((line) => line.trace_id === traceId);
+    const lines = () => jsonLines<LogLine>(stack.output()).filter((line) => line.trace_id === traceId);
     await waitUntil(
       () => lines().some((l) => l.service === 'tickets-events' && l.msg === 'webhook attempt'),
       15_000,

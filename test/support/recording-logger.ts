@@ -18,3 +18,11 @@ export function recordingLogger<Line extends { level: number; msg: string }>(): 
   );
   return { logger, lines };
 }
+
+/** The JSON log lines among a process's output (its other output, a stack trace say, left out). */
+export function jsonLines<Line>(output: string): Line[] {
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Line);
+}
