@@ -39,6 +39,8 @@ interface Sent {
 
 /** A body just over the adapter's JSON limit (1 MB), for the 413. */
 const OVERSIZED = JSON.stringify({ note: 'x'.repeat(1_100_000) });
+/** The client address's budget without a credential, which GET /plans and every unauthenticated call share. */
+const PUBLIC_QUOTA = 200;
 
 describe('both openapi.json documents describe every answer of every route they list', () => {
   let database: TestDatabase;
@@ -52,7 +54,7 @@ describe('both openapi.json documents describe every answer of every route they 
     database = await createTestDatabase();
     // The per-address budget is drained last, by GET /plans; a small one keeps that short, yet
     // room for every answer before it that counts against the address (each 401 does).
-    platform = await startPlatform(database, { PUBLIC_RATE_LIMIT: '200' });
+    platform = await startPlatform(database, { PUBLIC_RATE_LIMIT: String(PUBLIC_QUOTA) });
   });
 
   afterAll(async () => {
@@ -464,7 +466,7 @@ describe('both openapi.json documents describe every answer of every route they 
       expect([method, path, reply.status]).toEqual([method, path, 429]);
     }
     // Last: the client address's public budget, which every request without a credential shares.
-    await drain(() => cv('GET', '/plans'), 60);
+    await drain(() => cv('GET', '/plans'), PUBLIC_QUOTA);
   });
 
   it('validates every answer above against its document: status, media type, body schema and headers', () => {
