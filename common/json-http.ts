@@ -17,7 +17,7 @@ export class UpstreamUnreachableError extends Error {
 /**
  * POSTs JSON to one upstream over kept-alive `node:http` sockets. Between the platform's own
  * processes this costs markedly less CPU per request than fetch, whose WHATWG streams and
- * Request/Response objects showed up in every profile of the hot paths (docs/PERFORMANCE.md).
+ * Request/Response objects showed up in every profile of the hot paths (docs/performance-log/tickets.md).
  */
 export class JsonHttpClient {
   private readonly url: URL;

@@ -40,7 +40,7 @@ import { workUnitsOf, type CostCheck } from './query-limits';
  * validated through Apollo's full request pipeline runs again straight through the gateway's
  * executor, without that pipeline's per-request work (its plugins' listeners, the query hash,
  * the document store, content negotiation, the response's assembly), which was most of what this
- * gateway still spent per request beyond a relay's floor (docs/PERFORMANCE.md).
+ * gateway still spent per request beyond a relay's floor (docs/performance-log/peers.md).
  *
  * It serves only what it can prove Apollo would answer the same way: a success. Before anything
  * runs, every check the full path makes (variables of the wrong shape, the input guard, the cost,

@@ -117,7 +117,7 @@ class AnsweredResponse implements FetcherResponse {
 /**
  * The gateway's fetcher for its subgraphs: kept-alive node:http instead of fetch, because the
  * gateway makes at least one such call per operation and fetch's per-call cost was the largest
- * single item in its profile (docs/PERFORMANCE.md). Subgraph operations are always JSON POSTs.
+ * single item in its profile (docs/performance-log/tickets.md). Subgraph operations are always JSON POSTs.
  */
 export function subgraphFetcher(timeoutMs: number): Fetcher & { close(): void } {
   const clients = new Map<string, JsonHttpClient>();

@@ -35,7 +35,7 @@ const GATEWAY: ProcessSpec = {
   // Most of what the gateway allocates lives for one request, but across a round trip to Redis and
   // a subgraph: a young generation that fills within a few requests most likely copies and
   // promotes much of it, where a larger one lets it die young. CPU per ticket create fell by
-  // about a quarter (docs/PERFORMANCE.md, "…a young generation sized to requests"). Written again
+  // about a quarter (docs/performance-log/peers.md, "…a young generation sized to requests"). Written again
   // in docker-compose.yml, which test/kubernetes.spec.ts holds the Deployment to.
   v8Flags: ['--max-semi-space-size=64'],
 };

@@ -19,7 +19,7 @@ import { TICKETS_GUARDED_HEADERS } from './tickets.requests';
  * express: the same frame, per-key count, graph operation, answer and error answers as the
  * express route (tickets.routes.ts), without the router's walk through the adapter's layers, which
  * was the largest share of the adapter's own CPU on this read after the garbage collector's
- * (docs/PERFORMANCE.md). What it cannot prove the route would pass untouched (another method or
+ * (docs/performance-log/tickets.md). What it cannot prove the route would pass untouched (another method or
  * path, a query string, a body, a header the input guard would refuse) it hands to express before
  * anything is counted, so every refusal made there stays made there.
  */

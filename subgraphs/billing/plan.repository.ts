@@ -17,7 +17,7 @@ interface Snapshot {
 /**
  * The catalogue as each database last gave it, by connection: every `me`, plan list and entitlement
  * check reads it, and reading six unchanging rows through the ORM on each was 15% of the billing
- * subgraph's CPU per plan list, besides Postgres's own work (docs/PERFORMANCE.md).
+ * subgraph's CPU per plan list, besides Postgres's own work (docs/performance-log/peers.md).
  */
 const snapshots = new WeakMap<object, Snapshot>();
 

@@ -289,7 +289,7 @@ export class TicketRepository {
   /*
    * The reads behind every keyed GET and every ticket page, written as SQL and mapped: `findOne`
    * builds and interprets its query each time, and as SQL a keyed get costs the subgraph about a
-   * fifth less CPU (docs/PERFORMANCE.md), where one tickets process is what limits keyed gets.
+   * fifth less CPU (docs/performance-log/peers.md), where one tickets process is what limits keyed gets.
    */
   findInBranch(branchId: number, id: number): Promise<Ticket | null> {
     return this.oneTicket('select * from tickets.tickets where id = ? and branch_id = ?', [id, branchId]);
