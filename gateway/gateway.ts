@@ -14,30 +14,30 @@ import { stopOnce, type Running } from '../common/process';
 import { connectRedis, type Redis } from '../common/redis';
 import type { GraphQLSchema } from 'graphql';
 import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
-import { errorStatusPlugin } from './error-status.plugin';
-import { CostModel } from './operation-cost';
+import { errorStatusPlugin } from './door/error-status.plugin';
+import { CostModel } from './limits/operation-cost';
 import { readExplorerBundle } from './explorer/explorer-bundle';
 import { mountExplorer } from './explorer/explorer-route';
-import { queryLimitOptions } from './query-limits';
-import { canonicalHeaders, GatewayRateLimits } from './rate-limit';
+import { queryLimitOptions } from './limits/query-limits';
+import { canonicalHeaders, GatewayRateLimits } from './limits/rate-limit';
 import type { RunQuery } from './live/live-hub';
 import { startLiveServer, type RunningLiveServer } from './live/live-server';
-import { SessionResolver, type Principal } from './sessions';
-import { subgraphFetcher } from './subgraph-fetcher';
+import { SessionResolver, type Principal } from './context/sessions';
+import { subgraphFetcher } from './fetch/subgraph-fetcher';
 import { REQUEST_ID_HEADER } from '../common/request-context';
 import { CLIENT_ADDRESS_HEADER } from '../contracts/identity/session';
 import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
-import { inputGuardPlugin } from './input-guard.plugin';
-import { GatewayMetrics, senderOf } from './gateway-metrics';
-import { graphqlDoor } from './graphql-door';
-import { InflightFetches } from './inflight-fetches';
-import { PreparedOperations } from './prepared-operations';
+import { inputGuardPlugin } from './limits/input-guard.plugin';
+import { GatewayMetrics, senderOf } from './observe/gateway-metrics';
+import { graphqlDoor } from './door/graphql-door';
+import { InflightFetches } from './fetch/inflight-fetches';
+import { PreparedOperations } from './fetch/prepared-operations';
 import {
   FORWARDED_HEADERS,
   GATEWAY_SET_HEADERS,
   HeaderForwardingDataSource,
   type GatewayContext,
-} from './header-forwarding.data-source';
+} from './fetch/header-forwarding.data-source';
 
 export interface RunningGateway extends Running {
   port: number;

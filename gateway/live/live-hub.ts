@@ -4,7 +4,7 @@ import type { Logger } from '../../common/logger';
 import { REQUEST_ID_HEADER } from '../../common/request-context';
 import { BRANCH_HEADER } from '../../contracts/identity/session';
 import { TICKET_TOKEN_HEADER, TOKEN_HIDDEN_FIELDS, type LiveEvent } from '../../contracts/tickets/live-event';
-import type { GatewayContext } from '../header-forwarding.data-source';
+import type { GatewayContext } from '../fetch/header-forwarding.data-source';
 import { LIVE_TICKET_ID, type LivePlan } from './live-plan';
 import type { LiveSocket } from './live-wire';
 

@@ -13,7 +13,7 @@ import {
 import { loadConfig } from '../../common/config';
 import { createLogger } from '../../common/logger';
 import { SUPERGRAPH_FILE } from '../../common/paths';
-import { CostModel } from '../operation-cost';
+import { CostModel } from '../limits/operation-cost';
 import type { GraphTicket } from '../../contracts/tickets/ticket.resource';
 import type { LiveEvent } from '../../contracts/tickets/live-event';
 import { GatedSocket, LiveAccess } from './live-access';

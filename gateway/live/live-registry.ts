@@ -20,8 +20,8 @@ import {
 import type { SubscribePayload } from 'graphql-ws';
 import type { Config } from '../../common/config';
 import { NotFoundError, UnauthenticatedError } from '../../common/errors';
-import { estimateCost, type CostModel } from '../operation-cost';
-import { costError, parseWithinLimits, queryLimitRules, withoutSuggestions } from '../query-limits';
+import { estimateCost, type CostModel } from '../limits/operation-cost';
+import { costError, parseWithinLimits, queryLimitRules, withoutSuggestions } from '../limits/query-limits';
 import { headersOf, type LiveConnection } from './live-admission';
 import type { LiveAccess } from './live-access';
 import type { LiveHub, LiveReader, LiveSink, RunQuery } from './live-hub';

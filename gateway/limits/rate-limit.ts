@@ -2,11 +2,11 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { HeaderMap } from '@apollo/server';
 import type { RequestHandler } from 'express';
 import { GraphQLError, OperationTypeNode, type DocumentNode, type OperationDefinitionNode } from 'graphql';
-import { internalCredentialCheck } from '../common/internal-credential';
-import { languageOf, type TextLanguage } from '../common/language';
-import type { Logger } from '../common/logger';
-import { say, text } from '../common/messages';
-import type { ErrorMessages } from '../common/errors';
+import { internalCredentialCheck } from '../../common/internal-credential';
+import { languageOf, type TextLanguage } from '../../common/language';
+import type { Logger } from '../../common/logger';
+import { say, text } from '../../common/messages';
+import type { ErrorMessages } from '../../common/errors';
 import {
   addressIdentity,
   CredentialBudgets,
@@ -18,11 +18,11 @@ import {
   type RateBudgets,
   type RateDecision,
   type ratePolicies,
-} from '../common/rate-budget';
-import { readAuthorization } from '../contracts/authorization';
-import { identityFromAnswer, identityQueryOf, presentedCredentials } from '../contracts/credentials';
-import type { GatewayContext } from './header-forwarding.data-source';
-import type { RunQuery } from './live/live-hub';
+} from '../../common/rate-budget';
+import { readAuthorization } from '../../contracts/authorization';
+import { identityFromAnswer, identityQueryOf, presentedCredentials } from '../../contracts/credentials';
+import type { GatewayContext } from '../fetch/header-forwarding.data-source';
+import type { RunQuery } from '../live/live-hub';
 import { workUnitsOf } from './query-limits';
 import { RunAhead } from './run-ahead';
 

@@ -1,4 +1,4 @@
-import type { RateDecision } from '../common/rate-budget';
+import type { RateDecision } from '../../common/rate-budget';
 
 /** How many queries of one credential may run ahead of their counts at once in a process. */
 export const MAX_AHEAD_PER_CREDENTIAL = 1;

@@ -2,13 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { Fetcher, FetcherRequestInit, FetcherResponse } from '@apollo/utils.fetcher';
 import { OperationTypeNode } from 'graphql';
-import type { Logger } from '../common/logger';
-import { REQUEST_ID_HEADER } from '../common/request-context';
-import { currentTraceparent, linkActiveSpanTo, TRACEPARENT_HEADER } from '../common/trace-context';
-import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
+import type { Logger } from '../../common/logger';
+import { REQUEST_ID_HEADER } from '../../common/request-context';
+import { currentTraceparent, linkActiveSpanTo, TRACEPARENT_HEADER } from '../../common/trace-context';
+import { ACCESS_RECHECK_HEADER } from '../../contracts/tickets/access-change';
 import { cacheHintOf } from './cache-hint';
 import type { GatewayContext } from './header-forwarding.data-source';
-import { holdsOnlyQueries, InflightJoin, requestKey } from '../common/inflight-join';
+import { holdsOnlyQueries, InflightJoin, requestKey } from '../../common/inflight-join';
 
 /**
  * Headers that only say which client request a fetch belongs to. They are left out of the key, or

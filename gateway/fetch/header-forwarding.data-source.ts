@@ -1,20 +1,20 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
-import { inSpan, markActiveSpanFailed } from '../common/trace-context';
-import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
-import type { RateDecision } from '../common/rate-budget';
-import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../common/request-context';
+import { inSpan, markActiveSpanFailed } from '../../common/trace-context';
+import { INTERNAL_CREDENTIAL_HEADER } from '../../common/internal-credential';
+import type { RateDecision } from '../../common/rate-budget';
+import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../../common/request-context';
 import {
   BRANCH_HEADER,
   CLIENT_ADDRESS_HEADER,
   SESSION_ID_HEADER,
   SESSION_USER_HEADER,
-} from '../contracts/identity/session';
-import { TICKET_TOKEN_HEADER } from '../contracts/tickets/live-event';
-import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
-import { REST_DOOR_HEADER } from '../contracts/tickets/board-device';
+} from '../../contracts/identity/session';
+import { TICKET_TOKEN_HEADER } from '../../contracts/tickets/live-event';
+import { ACCESS_RECHECK_HEADER } from '../../contracts/tickets/access-change';
+import { REST_DOOR_HEADER } from '../../contracts/tickets/board-device';
 import { cacheHintOf, type SubgraphCacheHint } from './cache-hint';
 import { isQueryOnly, mayShareFetch, type InflightFetches } from './inflight-fetches';
-import type { RunAheadTicket } from './run-ahead';
+import type { RunAheadTicket } from '../limits/run-ahead';
 
 /** Headers of the client a subgraph needs to decide who is asking and how to answer. */
 export const FORWARDED_HEADERS = [

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
-import { graphqlDoor as frontDoor, sendText } from '../common/graphql-door';
-import type { BodyLimit } from '../common/graphql-server';
-import type { HttpService } from '../common/http-service';
-import type { Logger } from '../common/logger';
-import type { GatewayContext } from './header-forwarding.data-source';
-import type { PreparedOperations } from './prepared-operations';
-import type { GatewayRateLimits } from './rate-limit';
+import { graphqlDoor as frontDoor, sendText } from '../../common/graphql-door';
+import type { BodyLimit } from '../../common/graphql-server';
+import type { HttpService } from '../../common/http-service';
+import type { Logger } from '../../common/logger';
+import type { GatewayContext } from '../fetch/header-forwarding.data-source';
+import type { PreparedOperations } from '../fetch/prepared-operations';
+import type { GatewayRateLimits } from '../limits/rate-limit';
 
 /**
  * The gateway's front door for `POST /graphql` (common/graphql-door.ts), with what the gateway adds

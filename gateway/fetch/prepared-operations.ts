@@ -28,12 +28,12 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values';
-import type { Logger } from '../common/logger';
-import { rateLimitHeaders, type RateDecision } from '../common/rate-budget';
+import type { Logger } from '../../common/logger';
+import { rateLimitHeaders, type RateDecision } from '../../common/rate-budget';
 import { holdPrefetched, type GatewayContext, type SettledFetch } from './header-forwarding.data-source';
-import { argumentErrors } from './input-guard.plugin';
-import { presentsMalformedAuthorization, sentWithoutCredential } from './rate-limit';
-import { workUnitsOf, type CostCheck } from './query-limits';
+import { argumentErrors } from '../limits/input-guard.plugin';
+import { presentsMalformedAuthorization, sentWithoutCredential } from '../limits/rate-limit';
+import { workUnitsOf, type CostCheck } from '../limits/query-limits';
 
 /**
  * Layer B of docs/design/gateway-fast-path.md: an operation the gateway has already parsed and
