@@ -6,13 +6,9 @@ import { waitUntil } from '../../test/support/wait';
 import { INTERNAL_CREDENTIAL_HEADER } from '../../common/internal-credential';
 import { REQUEST_ID_HEADER } from '../../common/request-context';
 import { ACCESS_RECHECK_HEADER } from '../../contracts/tickets/access-change';
-import {
-  FORWARDED_HEADERS,
-  GATEWAY_SET_HEADERS,
-  HeaderForwardingDataSource,
-  type GatewayContext,
-} from './header-forwarding.data-source';
-import { fetchKey, InflightFetches, isQueryOnly, mayShareFetch } from './inflight-fetches';
+import { FORWARDED_HEADERS, GATEWAY_SET_HEADERS, type GatewayContext } from '../context';
+import { HeaderForwardingDataSource, isQueryOnly, mayShareFetch } from './header-forwarding.data-source';
+import { fetchKey, InflightFetches } from './inflight-fetches';
 import { subgraphFetcher } from './subgraph-fetcher';
 import { closeServer, loopbackUrl } from '../../test/support/loopback';
 

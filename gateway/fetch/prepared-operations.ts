@@ -30,10 +30,9 @@ import {
 import { getVariableValues } from 'graphql/execution/values';
 import type { Logger } from '../../common/logger';
 import { rateLimitHeaders, type RateDecision } from '../../common/rate-budget';
-import { holdPrefetched, type GatewayContext, type SettledFetch } from './header-forwarding.data-source';
-import { argumentErrors } from '../limits/input-guard.plugin';
-import { presentsMalformedAuthorization, sentWithoutCredential } from '../limits/rate-limit';
-import { workUnitsOf, type CostCheck } from '../limits/query-limits';
+import { presentsMalformedAuthorization, sentWithoutCredential, type GatewayContext } from '../context';
+import { argumentErrors, workUnitsOf, type CostCheck } from '../limits';
+import { holdPrefetched, type SettledFetch } from './header-forwarding.data-source';
 
 /**
  * Layer B of docs/design/gateway-fast-path.md: an operation the gateway has already parsed and

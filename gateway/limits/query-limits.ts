@@ -15,7 +15,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { Config } from '../../common/config';
-import type { GatewayContext } from '../fetch/header-forwarding.data-source';
+import type { GatewayContext } from '../context';
 import { describeHeaviest, estimateCost, type CostEstimate, type CostModel } from './operation-cost';
 
 /** What one operation may ask of the gateway, from the configuration (GRAPHQL_MAX_*). */

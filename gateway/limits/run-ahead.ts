@@ -1,4 +1,5 @@
 import type { RateDecision } from '../../common/rate-budget';
+import type { RunAheadTicket } from '../context';
 
 /** How many queries of one credential may run ahead of their counts at once in a process. */
 export const MAX_AHEAD_PER_CREDENTIAL = 1;
@@ -11,9 +12,6 @@ interface Room {
   until: number;
   ahead: number;
 }
-
-/** Lets a query that ran ahead go: called once its own count has settled, whatever it said. */
-export type RunAheadTicket = () => void;
 
 /**
  * Which queries may be sent to their subgraphs while their count is still on its way to Redis

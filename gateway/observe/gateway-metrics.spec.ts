@@ -4,7 +4,7 @@ import { Kind, OperationTypeNode, parse, type OperationDefinitionNode } from 'gr
 import { ProcessMetrics } from '../../common/metrics';
 import type { RateDecision, RatePolicy } from '../../common/rate-budget';
 import { GatewayMetrics, OPERATION_NAME_CAP, senderOf } from './gateway-metrics';
-import type { GatewayContext } from '../fetch/header-forwarding.data-source';
+import type { GatewayContext } from '../context';
 
 const decision = (name: RatePolicy['name']): RateDecision => ({
   policy: { name, quota: 60, windowSeconds: 60 },

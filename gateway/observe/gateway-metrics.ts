@@ -3,7 +3,7 @@ import type { Fetcher } from '@apollo/utils.fetcher';
 import { Kind, type DocumentNode, type GraphQLError, type OperationDefinitionNode } from 'graphql';
 import type { RateDecision, RatePolicy } from '../../common/rate-budget';
 import { BoundedLabel, DURATION_BUCKETS, type ProcessMetrics } from '../../common/metrics';
-import type { GatewayContext } from '../fetch/header-forwarding.data-source';
+import type { GatewayContext } from '../context';
 
 /**
  * Distinct operation names kept as label values. Clients name their operations freely, and the
