@@ -11,9 +11,10 @@ import { FrontDoorCounts } from './arrival-count';
 
 /**
  * The gateway's front door for `POST /graphql` (common/graphql-door.ts), with what the gateway adds
- * to it: each request's count starts as it arrives, as express's way starts it, and operations seen
- * before run without Apollo's request pipeline (layer B, gateway/fetch/prepared-operations.ts). Skipping
- * express here was a tenth of the gateway's CPU per request (docs/design/gateway-fast-path.md).
+ * to it: each request's count starts as it arrives, as express's way starts it (arrival-count.ts),
+ * and operations seen before run without Apollo's request pipeline (layer B,
+ * gateway/fetch/prepared-operations.ts). Skipping express here was a tenth of the gateway's CPU per
+ * request (docs/design/gateway-fast-path.md).
  */
 export interface GraphqlDoorOptions {
   service: HttpService;

@@ -12,7 +12,7 @@ import type { GatewayRateLimits } from '../limits';
 import { clientOf, countOnArrival } from './arrival-count';
 import { graphqlDoor } from './graphql-door';
 
-/** What HTTP `/graphql` serves: the gateway's Apollo server, and what each request is counted and known by. */
+/** What HTTP `/graphql` is served by: the Apollo server, and what counts and knows each request. */
 export interface GraphRoute {
   apollo: ApolloServer<GatewayContext>;
   limits: GatewayRateLimits;

@@ -89,7 +89,7 @@ export class InflightFetches {
 
   /**
    * Another keyed join under the same rule, cleared with the fetches' on every announcement (the
-   * gateway's session look-ups, gateway/sessions.ts).
+   * gateway's session look-ups, gateway/context/sessions.ts).
    */
   keyed<V, L = undefined>(): InflightJoin<V, L> {
     const join = new InflightJoin<V, L>(() => this.options.hearsAccess());

@@ -25,7 +25,7 @@ interface Room {
  * It is for one request at a time, where the count's round trip is the client's wait. A query
  * arriving while another count of its credential is on its way waits too: under load, requests
  * whose counts come back together send their identical fetches together, and the gateway shares
- * those (gateway/inflight-fetches.ts); one sent ahead of them would be one fetch more.
+ * those (gateway/fetch/inflight-fetches.ts); one sent ahead of them would be one fetch more.
  */
 export class RunAhead {
   private readonly rooms = new Map<string, Room>();

@@ -148,7 +148,7 @@ export class GatewayMetrics {
     };
   }
 
-  /** An operation answered without going through Apollo's plugins (gateway/prepared-operations.ts). */
+  /** An operation answered without going through Apollo's plugins (gateway/fetch/prepared-operations.ts). */
   answered(
     operation: OperationDefinitionNode,
     name: string,
