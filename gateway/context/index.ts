@@ -3,12 +3,12 @@
  * headers a client request passes on and how its credentials are read, who a session is
  * (SessionResolver), and how the gateway runs an operation of its own (RunQuery).
  * What the other folders of the gateway may use; the rest of context/ is its own.
+ * It uses no other folder of the gateway: every other folder stands on it.
  */
 export { type GatewayContext, type RunAheadTicket, type RunQuery } from './gateway-context';
 export {
   FORWARDED_HEADERS,
   GATEWAY_SET_HEADERS,
-  canonicalHeaders,
   forwardedHeaders,
   presentsMalformedAuthorization,
   sentWithoutCredential,

@@ -4,6 +4,7 @@
  * starts as it arrives (arrival-count.ts), and the HTTP status of an operation that failed as a
  * whole (errorStatusPlugin).
  * What the root module may use; the rest of door/ is its own.
+ * It uses context/, limits/ and fetch/.
  */
 export { mountGraph, type GraphRoute } from './graphql-route';
 export { errorStatusPlugin } from './error-status.plugin';

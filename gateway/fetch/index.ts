@@ -5,6 +5,7 @@
  * sends them, and operations seen before run again without Apollo's request pipeline
  * (PreparedOperations, with its plugin).
  * What the other folders of the gateway may use; the rest of fetch/ is its own.
+ * It uses context/ and limits/.
  */
 export { plannerOf, type SubgraphPlannerBacking } from './subgraph-planner';
 export { InflightFetches, type InflightFetchesOptions } from './inflight-fetches';

@@ -4,6 +4,7 @@
  * run ahead of their counts (RunAhead), the bounds on an operation (tokens, depth, aliases, root
  * fields, and its cost from the subgraphs' declared list sizes) and the input guard on arguments.
  * What the other folders of the gateway may use; the rest of limits/ is its own.
+ * It uses context/ only.
  */
 export { CostModel, estimateCost, type CostEstimate } from './operation-cost';
 export {

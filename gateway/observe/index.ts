@@ -5,5 +5,6 @@
  * into Apollo by one plugin. Traces start in common/telemetry.ts; the gateway's own span per
  * subgraph fetch is its data source's (fetch/header-forwarding.data-source.ts).
  * What the root module may use; the rest of observe/ is its own.
+ * It uses context/ only.
  */
 export { GatewayMetrics, senderOf, type LiveFigures, type OperationSender } from './gateway-metrics';
