@@ -54,7 +54,10 @@ const LAYERED_FOLDERS = {
     roots: ['tickets.subgraph.ts', 'main.ts'],
   },
 
-  // gateway: filled in by the gateway's split
+  gateway: {
+    folders: ['context', 'limits', 'fetch', 'live', 'observe', 'door', 'explorer'],
+    roots: ['gateway.ts', 'main.ts'],
+  },
 
   // subgraphs/cv: filled in by the CV subgraph's split
 };

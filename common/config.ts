@@ -261,12 +261,12 @@ export interface Config {
   shareSubgraphFetches: boolean;
   /**
    * Whether the gateway answers plain `POST /graphql` requests ahead of express
-   * (GATEWAY_FRONT_DOOR, gateway/graphql-door.ts): on unless a test or an operator turns it off.
+   * (GATEWAY_FRONT_DOOR, gateway/door/graphql-door.ts): on unless a test or an operator turns it off.
    */
   frontDoor: boolean;
   /**
    * Whether the front door runs operations it has seen through the full path straight through the
-   * gateway's executor (GATEWAY_PREPARED_OPERATIONS, gateway/prepared-operations.ts): on unless a
+   * gateway's executor (GATEWAY_PREPARED_OPERATIONS, gateway/fetch/prepared-operations.ts): on unless a
    * test or an operator turns it off; nothing without the door.
    */
   preparedOperations: boolean;

@@ -3,7 +3,7 @@ import { Directive } from 'type-graphql';
 /**
  * The cost directives of Apollo Federation 2.9+ (`https://specs.apollo.dev/cost/v0.1`, after the IBM
  * GraphQL cost specification), as decorators for type-graphql fields. Composition carries them into
- * the supergraph, where the gateway's estimate reads them (gateway/operation-cost.ts); the sizes a
+ * the supergraph, where the gateway's estimate reads them (gateway/limits/operation-cost.ts); the sizes a
  * subgraph declares, and why, are listed in docs/API-DECISIONS.md.
  */
 export const COST_LINK = '@link(url: "https://specs.apollo.dev/cost/v0.1", import: ["@cost", "@listSize"])';

@@ -14,7 +14,7 @@ import { graphQLBodyRefusalAnswer } from './request-body';
  * copies. Whatever it cannot prove it serves identically (another method or path, a query string, a
  * body encoding or charset, no declared length or one past the limit, or what the process's own
  * `admitsAlso` turns away) it hands to express before reading a byte, so every refusal made there
- * stays made there. The gateway's door (gateway/graphql-door.ts) and every subgraph's use it.
+ * stays made there. The gateway's door (gateway/door/graphql-door.ts) and every subgraph's use it.
  */
 export interface GraphqlDoorOptions<TContext extends BaseContext> {
   service: HttpService;

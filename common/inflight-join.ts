@@ -7,7 +7,7 @@ const KEPT_CAP = 1_000;
  * One keyed in-flight join: while work for a key is under way, a second caller with the same key
  * waits for that work's result instead of starting it again. Once the work settles it is
  * forgotten, unless `keep` says its result stays good for a while (an answer its source declared
- * public, gateway/inflight-fetches.ts): then later callers take that result until it lapses. The
+ * public, gateway/fetch/inflight-fetches.ts): then later callers take that result until it lapses. The
  * gateway's subgraph fetches and its session look-ups both share this way, under one rule
  * (docs/API-DECISIONS.md, "Identical subgraph fetches in flight"): nothing joins work started
  * before the last access announcement this process heard, and nothing joins while announcements

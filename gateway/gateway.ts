@@ -1,61 +1,34 @@
 import { readFile } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
-import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import type { Config, SubgraphName } from '../common/config';
-import { createProbePool } from '../common/postgres';
-import { mountGraphQL, PHOTO_BODY_LIMIT, platformApolloOptions } from '../common/graphql-server';
-import { HttpService } from '../common/http-service';
-import { nameRoute, pgPoolState, ProcessMetrics } from '../common/metrics';
-import { createLogger, type Logger } from '../common/logger';
-import { SUPERGRAPH_FILE } from '../common/paths';
-import { stopOnce, type Running } from '../common/process';
-import { connectRedis, type Redis } from '../common/redis';
 import type { GraphQLSchema } from 'graphql';
+import type { Config } from '../common/config';
+import { platformApolloOptions } from '../common/graphql-server';
+import { HttpService } from '../common/http-service';
+import { createLogger, type Logger } from '../common/logger';
+import { pgPoolState, ProcessMetrics } from '../common/metrics';
+import { SUPERGRAPH_FILE } from '../common/paths';
+import { createProbePool } from '../common/postgres';
+import { stopOnce, type Running } from '../common/process';
 import { KnownCredentials, RateBudgets, ratePolicies } from '../common/rate-budget';
-import { errorStatusPlugin } from './error-status.plugin';
-import { CostModel } from './operation-cost';
-import { readExplorerBundle } from './explorer/explorer-bundle';
-import { mountExplorer } from './explorer/explorer-route';
-import { queryLimitOptions } from './query-limits';
-import { canonicalHeaders, GatewayRateLimits } from './rate-limit';
-import type { RunQuery } from './live/live-hub';
-import { startLiveServer, type RunningLiveServer } from './live/live-server';
-import { SessionResolver, type Principal } from './sessions';
-import { subgraphFetcher } from './subgraph-fetcher';
-import { REQUEST_ID_HEADER } from '../common/request-context';
-import { CLIENT_ADDRESS_HEADER } from '../contracts/identity/session';
-import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
-import { inputGuardPlugin } from './input-guard.plugin';
-import { GatewayMetrics, senderOf } from './gateway-metrics';
-import { graphqlDoor } from './graphql-door';
-import { InflightFetches } from './inflight-fetches';
-import { PreparedOperations } from './prepared-operations';
+import { connectRedis, type Redis } from '../common/redis';
 import {
-  FORWARDED_HEADERS,
-  GATEWAY_SET_HEADERS,
-  HeaderForwardingDataSource,
+  gatewayRunQuery,
+  SessionResolver,
   type GatewayContext,
-} from './header-forwarding.data-source';
+  type Principal,
+  type RunQuery,
+} from './context';
+import { errorStatusPlugin, mountGraph } from './door';
+import { mountExplorer, readExplorerBundle } from './explorer';
+import { InflightFetches, plannerOf, PreparedOperations, subgraphFetcher } from './fetch';
+import { CostModel, GatewayRateLimits, inputGuardPlugin, queryLimitOptions, rateLimitPlugin } from './limits';
+import { startLiveServer, type RunningLiveServer } from './live';
+import { GatewayMetrics, senderOf } from './observe';
 
 export interface RunningGateway extends Running {
   port: number;
   metricsPort: number;
-}
-
-/** The headers of a client request that the subgraphs are given, credentials in their one spelling. */
-function forwardedHeaders(req: IncomingMessage): GatewayContext['headers'] {
-  const headers: GatewayContext['headers'] = {};
-  for (const name of FORWARDED_HEADERS) {
-    const value = req.headers[name];
-    headers[name] = Array.isArray(value) ? value[0] : value;
-  }
-  return canonicalHeaders(headers);
-}
-
-function isSubgraphName(name: string): name is SubgraphName {
-  return name === 'tickets' || name === 'cv' || name === 'billing' || name === 'identity';
 }
 
 /** The gateway's Apollo server, the budgets its operations count against, and its own way in. */
@@ -69,33 +42,6 @@ interface Graph {
   accessChanged: () => void;
   /** Absent when the door is to hand every request to Apollo (GATEWAY_PREPARED_OPERATIONS=false). */
   prepared: PreparedOperations | undefined;
-}
-
-/** The query planner over the subgraphs, each fetched through the gateway's own data source. */
-function plannerOf(
-  config: Config,
-  logger: Logger,
-  backing: Pick<Parameters<typeof startGraph>[2], 'supergraphSdl' | 'fetcher' | 'inflight' | 'metrics'>,
-  sessions: SessionResolver,
-): ApolloGateway {
-  const { supergraphSdl, fetcher, metrics, inflight } = backing;
-  return new ApolloGateway({
-    supergraphSdl,
-    logger,
-    buildService: ({ name, url }) =>
-      new HeaderForwardingDataSource(
-        {
-          url: isSubgraphName(name) ? config.subgraphUrls[name] : url,
-          // Inside the sharing: the histogram counts the fetches the subgraphs were sent.
-          fetcher: metrics.timedFetcher(isSubgraphName(name) ? name : 'other', fetcher),
-        },
-        config.internalSecret,
-        name,
-        inflight,
-        // A sign-out, a revoked session or a new password holds here from its answer on.
-        name === 'identity' ? () => sessions.forgetKept() : undefined,
-      ),
-  });
 }
 
 /** Plans operations over the subgraphs composed in schema/supergraph.graphql. */
@@ -152,7 +98,7 @@ async function startGraph(
       metrics.plugin(),
       inputGuardPlugin(),
       ...bounds.plugins,
-      limits.plugin(),
+      rateLimitPlugin(limits),
       errorStatusPlugin(),
       ...(prepared === undefined ? [] : [prepared.plugin()]),
     ],
@@ -166,69 +112,6 @@ async function startGraph(
     limits.accessChanged();
   };
   return { apollo, apiSchema, limits, sessions, runQuery, accessChanged, prepared };
-}
-
-/**
- * Operations the gateway runs itself (graphql-ws, the live hub, credential lookups) are resolved
- * as an HTTP request is: a `Bearer ses_…` becomes the session's user, and only the gateway says so.
- */
-function gatewayRunQuery(apollo: ApolloServer<GatewayContext>, sessions: SessionResolver): RunQuery {
-  return async (query, variables, given, client, options) => {
-    const headers: GatewayContext['headers'] = { ...given };
-    for (const name of GATEWAY_SET_HEADERS) delete headers[name];
-    Object.assign(
-      headers,
-      await sessions.headersFor(headers.authorization, headers[REQUEST_ID_HEADER], options?.recheck === true),
-    );
-    if (client?.address !== undefined) headers[CLIENT_ADDRESS_HEADER] = client.address;
-    if (options?.recheck === true) headers[ACCESS_RECHECK_HEADER] = '1';
-    const response = await apollo.executeOperation(
-      { query, variables },
-      { contextValue: { headers, client } },
-    );
-    if (response.body.kind !== 'single') throw new Error('the gateway answered in increments');
-    return response.body.singleResult;
-  };
-}
-
-/** HTTP `/graphql`: counted as it arrives, then planned with the client's forwarded headers. */
-function mountGraph(
-  service: HttpService,
-  { apollo, limits, sessions, prepared }: Graph,
-  config: Config,
-  logger: Logger,
-): void {
-  const context = async (
-    headers: GatewayContext['headers'],
-    address: string | undefined,
-    client: GatewayContext['client'],
-  ): Promise<GatewayContext> => {
-    Object.assign(headers, await sessions.headersFor(headers.authorization, headers[REQUEST_ID_HEADER]));
-    headers[CLIENT_ADDRESS_HEADER] = address;
-    // Over HTTP only the platform's own requests (the internal credential) come without a client.
-    return client === undefined ? { headers, client, platform: true } : { headers, client };
-  };
-  if (config.frontDoor) {
-    service.setFrontDoor(
-      graphqlDoor({
-        service,
-        apollo,
-        limits,
-        logger,
-        forwardedHeaders,
-        context,
-        prepared,
-        bodyLimit: PHOTO_BODY_LIMIT,
-      }),
-    );
-  }
-  service.app.use('/graphql', nameRoute('/graphql'), limits.httpMiddleware(forwardedHeaders));
-  mountGraphQL(
-    service,
-    apollo,
-    ({ req, res }) => context(forwardedHeaders(req), req.ip, GatewayRateLimits.clientOf(req, res.locals)),
-    PHOTO_BODY_LIMIT,
-  );
 }
 
 /** The one graph, over HTTP and graphql-ws on one port. */

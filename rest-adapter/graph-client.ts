@@ -36,7 +36,7 @@ export interface GraphOperation<TData, TVariables extends Record<string, unknown
 
 /**
  * Every operation the adapter can send, as declared: a test holds each within the gateway's
- * bounds on depth, aliases, tokens, directives and cost (gateway/query-limits.ts).
+ * bounds on depth, aliases, tokens, directives and cost (gateway/limits/query-limits.ts).
  */
 export const ADAPTER_OPERATIONS: { name: string; document: string }[] = [];
 

@@ -71,7 +71,7 @@ function queryProblems(rawQuery: string, errors: FieldMessages): void {
  * One check, per document router, of every text a route reads: path parameters, query, the parsed
  * JSON body (field by field, `sections.experience.0.title`) and headers. A NUL, a lone surrogate or
  * bytes that are not UTF-8 are refused with the field named, in the document's shape and order of
- * checks, before anything is asked of the graph; the graph's own guard (gateway/input-guard.plugin.ts)
+ * checks, before anything is asked of the graph; the graph's own guard (gateway/limits/input-guard.plugin.ts)
  * applies the same rule to GraphQL clients.
  */
 export function inputGuard(options: InputGuardOptions): RequestHandler {

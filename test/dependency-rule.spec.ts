@@ -28,11 +28,12 @@ const eslint = new ESLint({
   ],
 });
 
-/** The boundary messages lint gives a file at `path` that imports `from`. */
-async function verdict(path: string, from: string): Promise<string[]> {
-  const [result] = await eslint.lintText(`import * as probe from '${from}';\nexport { probe };\n`, {
-    filePath: `${projectRoot()}/${path}`,
-  });
+/** The boundary messages lint gives a file at `path` that imports `from` (a type of it, if `typeOnly`). */
+async function verdict(path: string, from: string, typeOnly = false): Promise<string[]> {
+  const probe = typeOnly
+    ? `import type { Probe } from '${from}';\nexport type { Probe };\n`
+    : `import * as probe from '${from}';\nexport { probe };\n`;
+  const [result] = await eslint.lintText(probe, { filePath: `${projectRoot()}/${path}` });
   return (result?.messages ?? []).map((message) => message.message);
 }
 
@@ -62,8 +63,27 @@ describe('the dependency rule, as lint enforces it', () => {
       '../tickets.subgraph',
     ],
     ['a spec inside a folder importing the root module', 'subgraphs/tickets/events/probe.spec.ts', '../main'],
+    ['a gateway folder importing a folder above it', 'gateway/limits/probe.ts', '../fetch'],
+    ['the gateway’s context importing any folder of the gateway', 'gateway/context/probe.ts', '../limits'],
+    ['a gateway folder importing a sibling’s internals', 'gateway/door/probe.ts', '../limits/rate-limit'],
+    ['a gateway folder importing the root module', 'gateway/door/probe.ts', '../gateway'],
+    ['a gateway folder importing the process entry', 'gateway/live/probe.ts', '../main'],
+    ['a spec inside a gateway folder importing a folder above it', 'gateway/fetch/probe.spec.ts', '../door'],
   ])('refuses %s', async (_case, path, from) => {
     const messages = await verdict(path, from);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/restricted zone/);
+  });
+
+  it.each([
+    ['a gateway folder taking a type from a folder above it', 'gateway/limits/probe.ts', '../live'],
+    [
+      'a gateway folder taking a type from a sibling’s internals',
+      'gateway/live/probe.ts',
+      '../context/gateway-context',
+    ],
+  ])('refuses %s', async (_case, path, from) => {
+    const messages = await verdict(path, from, true);
     expect(messages).toHaveLength(1);
     expect(messages[0]).toMatch(/restricted zone/);
   });
@@ -79,6 +99,10 @@ describe('the dependency rule, as lint enforces it', () => {
     ['a subgraph folder importing its own files', 'subgraphs/tickets/tickets/probe.ts', './ticket.entity'],
     ['a subgraph folder importing a lower folder’s index', 'subgraphs/tickets/events/probe.ts', '../tickets'],
     ['the root module importing a folder', 'subgraphs/tickets/probe.ts', './venues'],
+    ['a gateway folder importing a lower folder’s index', 'gateway/door/probe.ts', '../limits'],
+    ['a gateway folder importing its own files', 'gateway/fetch/probe.ts', './inflight-fetches'],
+    ['the gateway’s root module importing a folder', 'gateway/probe.ts', './door'],
+    ['tools importing a gateway folder’s internals', 'tools/probe.ts', '../gateway/explorer/explorer-bundle'],
     ['contracts importing common', 'contracts/cv/probe.ts', '../../common/patterns'],
     ['tools importing a domain', 'tools/probe.ts', '../subgraphs/cv/cv.service'],
     [

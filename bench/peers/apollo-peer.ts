@@ -10,8 +10,7 @@ import { startStandaloneServer } from '@apollo/server/standalone';
 import { loadConfig, type SubgraphName } from '../../common/config';
 import { INTERNAL_CREDENTIAL_HEADER } from '../../common/internal-credential';
 import { SUPERGRAPH_FILE } from '../../common/paths';
-import { FORWARDED_HEADERS } from '../../gateway/header-forwarding.data-source';
-import { SessionResolver } from '../../gateway/sessions';
+import { FORWARDED_HEADERS, SessionResolver } from '../../gateway/context';
 import { peerPort, SUBGRAPH_NAMES, type PeerHeaders } from './peer-headers';
 
 /**

@@ -5,7 +5,7 @@ import { INTERNAL_CREDENTIAL_HEADER } from '../../common/internal-credential';
 import { JsonHttpClient } from '../../common/json-http';
 import { connectRedis } from '../../common/redis';
 import { countInWindow } from '../../common/rate-window';
-import { FORWARDED_HEADERS } from '../../gateway/header-forwarding.data-source';
+import { FORWARDED_HEADERS } from '../../gateway/context';
 import { peerPort, type PeerHeaders } from './peer-headers';
 
 /**

@@ -9,8 +9,7 @@ import { loadConfig, type Config } from '../../common/config';
 import { INTERNAL_CREDENTIAL_HEADER } from '../../common/internal-credential';
 import { SUPERGRAPH_FILE } from '../../common/paths';
 import { REQUEST_ID_HEADER } from '../../common/request-context';
-import { FORWARDED_HEADERS } from '../../gateway/header-forwarding.data-source';
-import { SessionResolver } from '../../gateway/sessions';
+import { FORWARDED_HEADERS, SessionResolver } from '../../gateway/context';
 import { peerPort, SUBGRAPH_NAMES, type PeerHeaders } from './peer-headers';
 
 /**

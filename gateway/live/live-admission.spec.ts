@@ -5,6 +5,7 @@ import type { WebSocket } from 'ws';
 import { proxyTrust } from '../../common/client-address';
 import { createLogger } from '../../common/logger';
 import type { RateDecision } from '../../common/rate-budget';
+import type { RunQuery } from '../context';
 import { LiveAccess } from './live-access';
 import {
   connectionParamProblem,
@@ -15,7 +16,6 @@ import {
   type LiveSocketContext,
   type OperationBudgets,
 } from './live-admission';
-import type { RunQuery } from './live-hub';
 
 const socket = () => new EventEmitter() as unknown as WebSocket;
 

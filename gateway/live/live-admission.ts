@@ -9,10 +9,9 @@ import { languageOf, type TextLanguage } from '../../common/language';
 import { refusalOf, type RateDecision } from '../../common/rate-budget';
 import { readAuthorization } from '../../contracts/authorization';
 import { BRANCH_HEADER, sessionTokenOf } from '../../contracts/identity/session';
-import type { GatewayContext } from '../header-forwarding.data-source';
-import { rateLimitedError } from '../rate-limit';
+import type { GatewayContext, RunQuery } from '../context';
+import { rateLimitedError } from '../limits';
 import type { CheckCredential, GatedSocket, LiveAccess } from './live-access';
-import type { RunQuery } from './live-hub';
 import { OperationOrder } from './live-order';
 
 /** WebSocket close codes of the live server's admission: what a client may open and send. */

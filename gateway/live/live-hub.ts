@@ -4,7 +4,7 @@ import type { Logger } from '../../common/logger';
 import { REQUEST_ID_HEADER } from '../../common/request-context';
 import { BRANCH_HEADER } from '../../contracts/identity/session';
 import { TICKET_TOKEN_HEADER, TOKEN_HIDDEN_FIELDS, type LiveEvent } from '../../contracts/tickets/live-event';
-import type { GatewayContext } from '../header-forwarding.data-source';
+import type { GatewayContext, RunQuery } from '../context';
 import { LIVE_TICKET_ID, type LivePlan } from './live-plan';
 import type { LiveSocket } from './live-wire';
 
@@ -24,18 +24,6 @@ export type LiveReader =
       language: TextLanguage;
     }
   | { kind: 'display'; branchId: number; token: string; language: TextLanguage };
-
-/**
- * Runs an operation through the gateway with the given headers, as an HTTP request would.
- * `recheck` asks the subgraphs to answer who the credential is from their databases, not their caches.
- */
-export type RunQuery = (
-  query: string,
-  variables: Record<string, unknown>,
-  headers: GatewayContext['headers'],
-  client?: GatewayContext['client'],
-  options?: { recheck?: boolean },
-) => Promise<FormattedExecutionResult>;
 
 export interface LiveSubscription {
   reader: LiveReader;

@@ -13,12 +13,13 @@ import {
 import { loadConfig } from '../../common/config';
 import { createLogger } from '../../common/logger';
 import { SUPERGRAPH_FILE } from '../../common/paths';
-import { CostModel } from '../operation-cost';
+import { CostModel } from '../limits';
 import type { GraphTicket } from '../../contracts/tickets/ticket.resource';
 import type { LiveEvent } from '../../contracts/tickets/live-event';
+import type { RunQuery } from '../context';
 import { GatedSocket, LiveAccess } from './live-access';
 import type { LiveConnection } from './live-admission';
-import { LiveHub, type RunQuery } from './live-hub';
+import { LiveHub } from './live-hub';
 import { OperationOrder } from './live-order';
 import { LiveRegistry, type LiveContext } from './live-registry';
 import { FakeSocket } from '../../test/support/fake-socket';

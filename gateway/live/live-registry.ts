@@ -20,11 +20,18 @@ import {
 import type { SubscribePayload } from 'graphql-ws';
 import type { Config } from '../../common/config';
 import { NotFoundError, UnauthenticatedError } from '../../common/errors';
-import { estimateCost, type CostModel } from '../operation-cost';
-import { costError, parseWithinLimits, queryLimitRules, withoutSuggestions } from '../query-limits';
+import type { RunQuery } from '../context';
+import {
+  costError,
+  estimateCost,
+  parseWithinLimits,
+  queryLimitRules,
+  withoutSuggestions,
+  type CostModel,
+} from '../limits';
 import { headersOf, type LiveConnection } from './live-admission';
 import type { LiveAccess } from './live-access';
-import type { LiveHub, LiveReader, LiveSink, RunQuery } from './live-hub';
+import type { LiveHub, LiveReader, LiveSink } from './live-hub';
 import type { Turn } from './live-order';
 import { livePlanOf, type LivePlan } from './live-plan';
 import { liveSocketOf } from './live-wire';

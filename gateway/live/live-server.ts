@@ -6,12 +6,12 @@ import { proxyTrust } from '../../common/client-address';
 import type { Config } from '../../common/config';
 import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
-import type { CostModel } from '../operation-cost';
-import type { GatewayRateLimits } from '../rate-limit';
+import type { RunQuery } from '../context';
+import type { CostModel, GatewayRateLimits } from '../limits';
 import { credentialCheck, LiveAdmission } from './live-admission';
 import { LiveAccess } from './live-access';
 import { LiveFeed } from './live-feed';
-import { LiveHub, type RunQuery } from './live-hub';
+import { LiveHub } from './live-hub';
 import { LiveRegistry, type LiveContext } from './live-registry';
 import { registerWire } from './live-wire';
 

@@ -10,7 +10,7 @@ import { PlanType, toPlanType } from './plan.type';
  * The catalogue is the same for every caller and as fresh as this process's copy of it, so its
  * answer says so: `Cache-Control: max-age=60, public` when every field asked allows it (the scalar
  * fields of a plan do; `cv` and `tickets` are objects, which Apollo Server leaves uncacheable), and
- * the gateway may answer identical requests with it meanwhile (gateway/inflight-fetches.ts).
+ * the gateway may answer identical requests with it meanwhile (gateway/fetch/inflight-fetches.ts).
  */
 const CATALOGUE_HINT = { maxAge: CATALOGUE_FRESH_MS / 1000, scope: 'PUBLIC' } as const;
 

@@ -32,7 +32,7 @@ const PANEL = panelFixtures();
  */
 const NOT_OPERATIONS: Record<string, string> = {
   'docs/ARCHITECTURE.md query CvPlans { plans(product: CV) { … } }':
-    'abridged on purpose: it names the operation the REST adapter sends for GET /plans, whose full text gateway/query-limits.spec.ts holds within the limits',
+    'abridged on purpose: it names the operation the REST adapter sends for GET /plans, whose full text gateway/limits/query-limits.spec.ts holds within the limits',
 };
 
 /**

@@ -251,7 +251,7 @@ describe('the gateway front door answers POST /graphql exactly as express does',
   };
 
   // Twice: the second time the door runs every operation it has seen straight through the gateway's
-  // executor (gateway/prepared-operations.ts), and must still answer as express does.
+  // executor (gateway/fetch/prepared-operations.ts), and must still answer as express does.
   it('gives every request of the corpus the same status, headers and body on both ways, first and again', async () => {
     const differences: string[] = [];
     const requests = Object.entries(corpus());

@@ -6,7 +6,7 @@ import { askGraph, bearer } from '../support/graph';
 import { admin, startPlatform, type Platform } from '../support/platform';
 import { LocalSmtpServer, type ReceivedMail } from '../support/smtp-server';
 import { waitUntil } from '../support/wait';
-import { SESSION_KEPT_MS } from '../../gateway/sessions';
+import { SESSION_KEPT_MS } from '../../gateway/context';
 
 const USER_FIELDS = 'id email name language verifiedAt';
 const SIGN_UP = `mutation ($i: SignUpInput!) { signUp(input: $i) { token user { ${USER_FIELDS} } } }`;

@@ -1,14 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { Fetcher, FetcherRequestInit, FetcherResponse } from '@apollo/utils.fetcher';
-import { OperationTypeNode } from 'graphql';
-import type { Logger } from '../common/logger';
-import { REQUEST_ID_HEADER } from '../common/request-context';
-import { currentTraceparent, linkActiveSpanTo, TRACEPARENT_HEADER } from '../common/trace-context';
-import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
+import type { Logger } from '../../common/logger';
+import { REQUEST_ID_HEADER } from '../../common/request-context';
+import { currentTraceparent, linkActiveSpanTo, TRACEPARENT_HEADER } from '../../common/trace-context';
 import { cacheHintOf } from './cache-hint';
-import type { GatewayContext } from './header-forwarding.data-source';
-import { holdsOnlyQueries, InflightJoin, requestKey } from '../common/inflight-join';
+import { InflightJoin, requestKey } from '../../common/inflight-join';
 
 /**
  * Headers that only say which client request a fetch belongs to. They are left out of the key, or
@@ -28,37 +24,6 @@ export const CORRELATION_HEADERS: ReadonlySet<string> = new Set([
 export function fetchKey(url: string, init: FetcherRequestInit | undefined): string {
   const body = init?.body === undefined ? '' : init.body.toString();
   return requestKey([url, init?.method ?? 'GET', body], init?.headers ?? {}, CORRELATION_HEADERS);
-}
-
-/** Subgraph documents the query planner has sent, and whether each holds only queries. */
-const DOCUMENT_CAP = 1_000;
-const queryOnly = new Map<string, boolean>();
-
-/** True when every operation in the document is a query; false for anything else or unparsable. */
-export function isQueryOnly(document: string): boolean {
-  let known = queryOnly.get(document);
-  if (known === undefined) {
-    known = holdsOnlyQueries(document);
-    // The planner's documents are few and repeat; a client flooding new ones only restarts the map.
-    if (queryOnly.size >= DOCUMENT_CAP) queryOnly.clear();
-    queryOnly.set(document, known);
-  }
-  return known;
-}
-
-/**
- * Whether a data source's fetch may join an identical one in flight: only a fetch of a client
- * query whose own document is a query. A mutation's later fetches are queries (entities read after
- * the write), and they must see what the write did, so the client operation's type decides too.
- */
-export function mayShareFetch(options: GraphQLDataSourceProcessOptions<GatewayContext>): boolean {
-  // Health checks and schema loads carry no client operation.
-  if (!('incomingRequestContext' in options)) return false;
-  if (options.incomingRequestContext.operation?.operation !== OperationTypeNode.QUERY) return false;
-  // A recheck must read after the announcement that caused it, never join a read from before.
-  const context = options.incomingRequestContext.context as Partial<GatewayContext>;
-  if (context.headers?.[ACCESS_RECHECK_HEADER] !== undefined) return false;
-  return options.request.query !== undefined && isQueryOnly(options.request.query);
 }
 
 type Settled = { ok: true; response: FetcherResponse } | { ok: false; error: unknown };
@@ -124,7 +89,7 @@ export class InflightFetches {
 
   /**
    * Another keyed join under the same rule, cleared with the fetches' on every announcement (the
-   * gateway's session look-ups, gateway/sessions.ts).
+   * gateway's session look-ups, gateway/context/sessions.ts).
    */
   keyed<V, L = undefined>(): InflightJoin<V, L> {
     const join = new InflightJoin<V, L>(() => this.options.hearsAccess());

@@ -17,8 +17,8 @@ import {
   type ValueNode,
 } from 'graphql';
 import { resolvers as KNOWN_SCALARS } from 'graphql-scalars';
-import { addFieldError, ValidationError, type FieldMessages } from '../common/errors';
-import { say, type MessageId } from '../common/messages';
+import { addFieldError, ValidationError, type FieldMessages } from '../../common/errors';
+import { say, type MessageId } from '../../common/messages';
 import {
   isStorableDate,
   nestingMessage,
@@ -26,7 +26,7 @@ import {
   textErrorsIn,
   textProblemMessage,
   textProblemOf,
-} from '../common/input.rules';
+} from '../../common/input.rules';
 
 /**
  * The subgraphs take request bodies of 1 MB (the cv subgraph 8 MB, for photos), and one that

@@ -1,15 +1,11 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
-import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
+import { INTERNAL_CREDENTIAL_HEADER } from '../../common/internal-credential';
 import { cacheHintOf, type SubgraphCacheHint } from './cache-hint';
-import {
-  FORWARDED_HEADERS,
-  GATEWAY_SET_HEADERS,
-  HeaderForwardingDataSource,
-  type GatewayContext,
-} from './header-forwarding.data-source';
+import { FORWARDED_HEADERS, GATEWAY_SET_HEADERS, type GatewayContext } from '../context';
+import { HeaderForwardingDataSource } from './header-forwarding.data-source';
 import { subgraphFetcher } from './subgraph-fetcher';
-import { closeServer, loopbackUrl } from '../test/support/loopback';
+import { closeServer, loopbackUrl } from '../../test/support/loopback';
 
 const SECRET = 'internal-secret-of-this-test-0000000000';
 

@@ -1,4 +1,4 @@
-import type { RateDecision, RatePolicy } from '../common/rate-budget';
+import type { RateDecision, RatePolicy } from '../../common/rate-budget';
 import { MAX_AHEAD_PER_CREDENTIAL, RunAhead } from './run-ahead';
 
 const tickets: RatePolicy = { name: 'tickets', quota: 120, windowSeconds: 60 };

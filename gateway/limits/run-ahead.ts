@@ -1,4 +1,5 @@
-import type { RateDecision } from '../common/rate-budget';
+import type { RateDecision } from '../../common/rate-budget';
+import type { RunAheadTicket } from '../context';
 
 /** How many queries of one credential may run ahead of their counts at once in a process. */
 export const MAX_AHEAD_PER_CREDENTIAL = 1;
@@ -12,9 +13,6 @@ interface Room {
   ahead: number;
 }
 
-/** Lets a query that ran ahead go: called once its own count has settled, whatever it said. */
-export type RunAheadTicket = () => void;
-
 /**
  * Which queries may be sent to their subgraphs while their count is still on its way to Redis
  * (docs/API-DECISIONS.md, "Counted once"). The count still decides: a query it refuses gets the
@@ -27,7 +25,7 @@ export type RunAheadTicket = () => void;
  * It is for one request at a time, where the count's round trip is the client's wait. A query
  * arriving while another count of its credential is on its way waits too: under load, requests
  * whose counts come back together send their identical fetches together, and the gateway shares
- * those (gateway/inflight-fetches.ts); one sent ahead of them would be one fetch more.
+ * those (gateway/fetch/inflight-fetches.ts); one sent ahead of them would be one fetch more.
  */
 export class RunAhead {
   private readonly rooms = new Map<string, Room>();

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GatewayContext } from './header-forwarding.data-source';
+import type { GatewayContext } from '../context';
 
 /** The HTTP status of an operation that failed as a whole, by its error's code. */
 const STATUS_OF: Record<string, number> = { RATE_LIMITED: 429, UNAVAILABLE: 503 };

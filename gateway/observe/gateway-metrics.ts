@@ -1,9 +1,9 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Fetcher } from '@apollo/utils.fetcher';
 import { Kind, type DocumentNode, type GraphQLError, type OperationDefinitionNode } from 'graphql';
-import type { RateDecision, RatePolicy } from '../common/rate-budget';
-import { BoundedLabel, DURATION_BUCKETS, type ProcessMetrics } from '../common/metrics';
-import type { GatewayContext } from './header-forwarding.data-source';
+import type { RateDecision, RatePolicy } from '../../common/rate-budget';
+import { BoundedLabel, DURATION_BUCKETS, type ProcessMetrics } from '../../common/metrics';
+import type { GatewayContext } from '../context';
 
 /**
  * Distinct operation names kept as label values. Clients name their operations freely, and the
@@ -148,7 +148,7 @@ export class GatewayMetrics {
     };
   }
 
-  /** An operation answered without going through Apollo's plugins (gateway/prepared-operations.ts). */
+  /** An operation answered without going through Apollo's plugins (gateway/fetch/prepared-operations.ts). */
   answered(
     operation: OperationDefinitionNode,
     name: string,

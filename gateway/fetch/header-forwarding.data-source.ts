@@ -1,67 +1,12 @@
 import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
-import { inSpan, markActiveSpanFailed } from '../common/trace-context';
-import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
-import type { RateDecision } from '../common/rate-budget';
-import { MESSAGE_IDS_HEADER, REQUEST_ID_HEADER } from '../common/request-context';
-import {
-  BRANCH_HEADER,
-  CLIENT_ADDRESS_HEADER,
-  SESSION_ID_HEADER,
-  SESSION_USER_HEADER,
-} from '../contracts/identity/session';
-import { TICKET_TOKEN_HEADER } from '../contracts/tickets/live-event';
-import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
-import { REST_DOOR_HEADER } from '../contracts/tickets/board-device';
+import { OperationTypeNode } from 'graphql';
+import { holdsOnlyQueries } from '../../common/inflight-join';
+import { inSpan, markActiveSpanFailed } from '../../common/trace-context';
+import { INTERNAL_CREDENTIAL_HEADER } from '../../common/internal-credential';
+import { ACCESS_RECHECK_HEADER } from '../../contracts/tickets/access-change';
+import { FORWARDED_HEADERS, GATEWAY_SET_HEADERS, type GatewayContext } from '../context';
 import { cacheHintOf, type SubgraphCacheHint } from './cache-hint';
-import { isQueryOnly, mayShareFetch, type InflightFetches } from './inflight-fetches';
-import type { RunAheadTicket } from './run-ahead';
-
-/** Headers of the client a subgraph needs to decide who is asking and how to answer. */
-export const FORWARDED_HEADERS = [
-  REQUEST_ID_HEADER,
-  'authorization',
-  'x-api-key',
-  'accept-language',
-  TICKET_TOKEN_HEADER,
-  MESSAGE_IDS_HEADER,
-  BRANCH_HEADER,
-  // Only ever narrows what a key may do, so a client may send it too.
-  REST_DOOR_HEADER,
-] as const;
-
-/**
- * Headers only the gateway sets (contracts/identity/session.ts): never taken from a client, always
- * passed on to the subgraphs.
- */
-export const GATEWAY_SET_HEADERS = [
-  SESSION_USER_HEADER,
-  SESSION_ID_HEADER,
-  CLIENT_ADDRESS_HEADER,
-  ACCESS_RECHECK_HEADER,
-] as const;
-
-export interface GatewayContext {
-  headers: Record<string, string | undefined>;
-  /**
-   * The request carried the platform's credential: one of the REST adapter's operations, whose
-   * names are fixed in its code (gateway/gateway-metrics.ts keeps each as a label value).
-   */
-  platform?: boolean;
-  /**
-   * Present when the operation comes from a client through this gateway's own door (HTTP or
-   * graphql-ws) and counts against its budgets; absent for the platform's own operations.
-   */
-  client?: {
-    address: string | undefined;
-    /** The count of an HTTP request, started as it arrived; graphql-ws counts before it parses. */
-    counting?: Promise<RateDecision[]>;
-    /**
-     * A ticket for a query to be sent to its subgraphs before `counting` settles, when the
-     * credential's last count left room (gateway/run-ahead.ts); undefined when it must wait.
-     */
-    runAhead?: () => RunAheadTicket | undefined;
-  };
-}
+import type { InflightFetches } from './inflight-fetches';
 
 export type SubgraphResponse = Awaited<ReturnType<RemoteGraphQLDataSource<GatewayContext>['process']>>;
 
@@ -101,6 +46,37 @@ function takePrefetched(
     return undefined;
   delete context[PREFETCHED];
   return held.settled;
+}
+
+/** Subgraph documents the query planner has sent, and whether each holds only queries. */
+const DOCUMENT_CAP = 1_000;
+const queryOnly = new Map<string, boolean>();
+
+/** True when every operation in the document is a query; false for anything else or unparsable. */
+export function isQueryOnly(document: string): boolean {
+  let known = queryOnly.get(document);
+  if (known === undefined) {
+    known = holdsOnlyQueries(document);
+    // The planner's documents are few and repeat; a client flooding new ones only restarts the map.
+    if (queryOnly.size >= DOCUMENT_CAP) queryOnly.clear();
+    queryOnly.set(document, known);
+  }
+  return known;
+}
+
+/**
+ * Whether a data source's fetch may join an identical one in flight: only a fetch of a client
+ * query whose own document is a query. A mutation's later fetches are queries (entities read after
+ * the write), and they must see what the write did, so the client operation's type decides too.
+ */
+export function mayShareFetch(options: GraphQLDataSourceProcessOptions<GatewayContext>): boolean {
+  // Health checks and schema loads carry no client operation.
+  if (!('incomingRequestContext' in options)) return false;
+  if (options.incomingRequestContext.operation?.operation !== OperationTypeNode.QUERY) return false;
+  // A recheck must read after the announcement that caused it, never join a read from before.
+  const context = options.incomingRequestContext.context as Partial<GatewayContext>;
+  if (context.headers?.[ACCESS_RECHECK_HEADER] !== undefined) return false;
+  return options.request.query !== undefined && isQueryOnly(options.request.query);
 }
 
 /** The part of Apollo's cache policy of an operation that a subgraph's answer restricts. */

@@ -18,10 +18,10 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
-import { loadConfig } from '../common/config';
-import { projectRoot, SUPERGRAPH_FILE } from '../common/paths';
-import { ADAPTER_OPERATIONS } from '../rest-adapter/graph-client';
-import '../rest-adapter/rest-adapter';
+import { loadConfig } from '../../common/config';
+import { projectRoot, SUPERGRAPH_FILE } from '../../common/paths';
+import { ADAPTER_OPERATIONS } from '../../rest-adapter/graph-client';
+import '../../rest-adapter/rest-adapter';
 import { CostModel, estimateCost } from './operation-cost';
 import { cachedEstimateOf, parseWithinLimits, queryLimitRules } from './query-limits';
 

@@ -20,8 +20,8 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
-import { SUPERGRAPH_FILE } from '../common/paths';
-import { TICKET_BY_ID } from '../rest-adapter/tickets/tickets.operations';
+import { SUPERGRAPH_FILE } from '../../common/paths';
+import { TICKET_BY_ID } from '../../rest-adapter/tickets/tickets.operations';
 import { inlined, reshapedBySupergraph, singleFetchOf } from './prepared-operations';
 
 const sdl = readFileSync(SUPERGRAPH_FILE(), 'utf8');

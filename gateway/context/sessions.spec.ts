@@ -1,9 +1,9 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import { SESSION_ID_HEADER, SESSION_USER_HEADER } from '../contracts/identity/session';
-import { waitUntil } from '../test/support/wait';
-import { InflightJoin } from '../common/inflight-join';
+import { SESSION_ID_HEADER, SESSION_USER_HEADER } from '../../contracts/identity/session';
+import { waitUntil } from '../../test/support/wait';
+import { InflightJoin } from '../../common/inflight-join';
 import { SessionResolver, type Principal } from './sessions';
-import { closeServer, loopbackUrl } from '../test/support/loopback';
+import { closeServer, loopbackUrl } from '../../test/support/loopback';
 
 /** The identity subgraph's stand-in: holds each look-up until released, so joining is no race. */
 class HeldIdentity {

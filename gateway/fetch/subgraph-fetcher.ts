@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import type { Fetcher, FetcherHeaders, FetcherResponse } from '@apollo/utils.fetcher';
-import { JsonHttpClient, type JsonHttpAnswer } from '../common/json-http';
+import { JsonHttpClient, type JsonHttpAnswer } from '../../common/json-http';
 
 function headersOf(incoming: IncomingHttpHeaders): Headers {
   const headers = new Headers();

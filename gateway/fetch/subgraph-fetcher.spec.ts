@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import { freePorts } from '../test/support/processes';
+import { freePorts } from '../../test/support/processes';
 import { subgraphFetcher } from './subgraph-fetcher';
-import { closeServer, loopbackUrl } from '../test/support/loopback';
+import { closeServer, loopbackUrl } from '../../test/support/loopback';
 
 describe('subgraphFetcher against a local HTTP server', () => {
   let server: Server;

@@ -1,8 +1,8 @@
-import type { Config } from '../common/config';
-import { UnavailableError } from '../common/errors';
-import { SubgraphClient } from '../common/subgraph-call';
-import type { InflightJoin } from '../common/inflight-join';
-import { SESSION_ID_HEADER, SESSION_USER_HEADER, sessionTokenOf } from '../contracts/identity/session';
+import type { Config } from '../../common/config';
+import { UnavailableError } from '../../common/errors';
+import { SubgraphClient } from '../../common/subgraph-call';
+import type { InflightJoin } from '../../common/inflight-join';
+import { SESSION_ID_HEADER, SESSION_USER_HEADER, sessionTokenOf } from '../../contracts/identity/session';
 
 const SESSION_PRINCIPAL = `query SessionPrincipal($token: String!) {
   sessionPrincipal(token: $token) { userId sessionId secondsLeft }

@@ -34,7 +34,7 @@ import {
   INSIGHT_FIELDS,
   insightBucketsAsked,
   MAX_INSIGHT_BUCKETS,
-} from '../contracts/tickets/insights';
+} from '../../contracts/tickets/insights';
 
 /**
  * Items assumed for a list that declares no size: the most the platform lets such a list hold (a

@@ -14,8 +14,8 @@ import {
   type SelectionSetNode,
   type ValidationRule,
 } from 'graphql';
-import type { Config } from '../common/config';
-import type { GatewayContext } from './header-forwarding.data-source';
+import type { Config } from '../../common/config';
+import type { GatewayContext } from '../context';
 import { describeHeaviest, estimateCost, type CostEstimate, type CostModel } from './operation-cost';
 
 /** What one operation may ask of the gateway, from the configuration (GRAPHQL_MAX_*). */

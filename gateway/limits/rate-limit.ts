@@ -1,12 +1,10 @@
-import type { ApolloServerPlugin } from '@apollo/server';
 import { HeaderMap } from '@apollo/server';
-import type { RequestHandler } from 'express';
 import { GraphQLError, OperationTypeNode, type DocumentNode, type OperationDefinitionNode } from 'graphql';
-import { internalCredentialCheck } from '../common/internal-credential';
-import { languageOf, type TextLanguage } from '../common/language';
-import type { Logger } from '../common/logger';
-import { say, text } from '../common/messages';
-import type { ErrorMessages } from '../common/errors';
+import { internalCredentialCheck } from '../../common/internal-credential';
+import type { TextLanguage } from '../../common/language';
+import type { Logger } from '../../common/logger';
+import { say, text } from '../../common/messages';
+import type { ErrorMessages } from '../../common/errors';
 import {
   addressIdentity,
   CredentialBudgets,
@@ -18,18 +16,10 @@ import {
   type RateBudgets,
   type RateDecision,
   type ratePolicies,
-} from '../common/rate-budget';
-import { readAuthorization } from '../contracts/authorization';
-import { identityFromAnswer, identityQueryOf, presentedCredentials } from '../contracts/credentials';
-import type { GatewayContext } from './header-forwarding.data-source';
-import type { RunQuery } from './live/live-hub';
+} from '../../common/rate-budget';
+import { identityFromAnswer, identityQueryOf, presentedCredentials } from '../../contracts/credentials';
+import { sentWithoutCredential, type GatewayContext, type RunQuery } from '../context';
 import { workUnitsOf } from './query-limits';
-import { RunAhead } from './run-ahead';
-
-/** Marks a request the REST adapter already counted; the Apollo context then carries no client. */
-const COUNTED_BY_THE_PLATFORM = 'countedByThePlatform';
-/** The count of a client's HTTP request, under way while the request is read. */
-const COUNTING = 'rateLimitCounting';
 
 export interface GatewayRateLimitOptions {
   budgets: RateBudgets;
@@ -61,35 +51,6 @@ export function rateLimitedError(decisions: readonly RateDecision[], language: T
   });
 }
 
-/** A request with neither a bearer credential nor an API key: its mutations are page writes. */
-export function sentWithoutCredential(headers: GatewayContext['headers']): boolean {
-  return !headers.authorization && !headers['x-api-key']?.trim();
-}
-
-/**
- * Whether a client's Authorization header is no Bearer credential. The doors pass a readable one on
- * in its one spelling (`canonicalHeaders`); one that does not parse is refused as UNAUTHENTICATED
- * once its client address has been counted, never taken as a credential of its own.
- */
-export function presentsMalformedAuthorization(headers: GatewayContext['headers']): boolean {
-  return readAuthorization(headers.authorization).kind === 'malformed';
-}
-
-/**
- * The client's credential headers as every part of the gateway reads them: a Bearer credential in
- * its one spelling (so the sessions' look-ups, the shared fetches and the live sockets' checks key on
- * the credential, not on how it was spelt), an API key without surrounding whitespace.
- */
-export function canonicalHeaders(headers: GatewayContext['headers']): GatewayContext['headers'] {
-  const reading = readAuthorization(headers.authorization);
-  if (reading.kind === 'bearer') headers.authorization = reading.header;
-  else if (reading.kind === 'none') delete headers.authorization;
-  const apiKey = headers['x-api-key']?.trim();
-  if (apiKey) headers['x-api-key'] = apiKey;
-  else delete headers['x-api-key'];
-  return headers;
-}
-
 /** The refusal of an Authorization header that is no Bearer credential: 401, in the asked language. */
 export function malformedAuthorizationError(language: TextLanguage): GraphQLError {
   return new GraphQLError(text('auth.malformed', language), {
@@ -107,10 +68,14 @@ export function malformedAuthorizationError(language: TextLanguage): GraphQLErro
  * Redis counter the REST adapter uses, so changing door lifts no limit, and once per root field, so
  * aliases multiply no budget. A request the adapter sends carries the platform's credential: the
  * adapter counted it already, and it is not counted twice.
+ *
+ * It counts and decides; each way in applies it on its own: the Apollo plugin
+ * (rate-limit.plugin.ts), the HTTP door's count as a request arrives (door/arrival-count.ts) and
+ * the live server's admission (live/live-admission.ts).
  */
 export class GatewayRateLimits {
-  private readonly isPlatform: (presented: string | undefined) => boolean;
-  private readonly runAhead = new RunAhead();
+  /** Whether a request presents the platform's credential (the adapter's, counted already). */
+  readonly isPlatform: (presented: string | undefined) => boolean;
   private readonly counts: CredentialBudgets;
   private readonly decided = new WeakMap<GatewayContext, Promise<RateDecision[]>>();
 
@@ -158,59 +123,8 @@ export class GatewayRateLimits {
     return this.counts.takeUnknown(presentedCredentials(headers).credentials, address);
   }
 
-  /**
-   * HTTP `/graphql`: starts counting the request as it arrives and lets it go on meanwhile; the
-   * plugin below awaits the count once the operation is known and refuses it there, before it is
-   * planned, so the Redis round trip overlaps reading and validating the request instead of
-   * preceding it. Nothing is counted for the platform's own requests.
-   */
-  httpMiddleware(
-    headersOf: (req: Parameters<RequestHandler>[0]) => GatewayContext['headers'],
-  ): RequestHandler {
-    return (req, res, next) => {
-      if (req.method === 'OPTIONS') {
-        next();
-        return;
-      }
-      if (this.isPlatform(req.get('x-internal-credential'))) {
-        res.locals[COUNTED_BY_THE_PLATFORM] = true;
-        next();
-        return;
-      }
-      res.locals[COUNTING] = this.counting(headersOf(req), req.ip);
-      next();
-    };
-  }
-
-  /**
-   * The client of a request the gateway's front door admitted (gateway/graphql-door.ts), its count
-   * started as `httpMiddleware` starts it, and what it may run ahead of that count
-   * (gateway/run-ahead.ts); none for the platform's own.
-   */
-  arriving(
-    internalCredential: string | undefined,
-    headers: GatewayContext['headers'],
-    address: string | undefined,
-  ): GatewayContext['client'] {
-    if (this.isPlatform(internalCredential)) return undefined;
-    // What the count is kept under: the credentials a request carries, or its address without any.
-    const carried = presentedCredentials(headers).credentials;
-    const credential =
-      carried.length === 0
-        ? `address ${address ?? ''}`
-        : carried.map(({ kind, credential }) => `${kind} ${credential}`).join('\n');
-    const settled = this.runAhead.counting(credential);
-    return {
-      address,
-      counting: this.counting(headers, address).then((decisions) => {
-        settled(decisions);
-        return decisions;
-      }),
-      runAhead: () => this.runAhead.take(credential),
-    };
-  }
-
-  private counting(
+  /** `take` for a request that goes on meanwhile: a count that fails lets it through, with a warning. */
+  counting(
     headers: GatewayContext['headers'],
     address: string | undefined,
     units = 1,
@@ -219,12 +133,6 @@ export class GatewayRateLimits {
       this.options.logger.warn({ err: error }, 'could not count a request; letting it through');
       return [];
     });
-  }
-
-  /** The client of an HTTP request, with its count under way; none for the platform's own. */
-  static clientOf(req: { ip?: string }, locals: Record<string, unknown>): GatewayContext['client'] {
-    if (locals[COUNTED_BY_THE_PLATFORM] === true) return undefined;
-    return { address: req.ip, counting: locals[COUNTING] as Promise<RateDecision[]> | undefined };
   }
 
   /**
@@ -239,7 +147,7 @@ export class GatewayRateLimits {
     document: DocumentNode,
     operation: OperationDefinitionNode,
   ): Promise<RateDecision[]> {
-    // A request the front door ran and then handed to Apollo (prepared-operations.ts) is decided once.
+    // A request the front door ran and then handed to Apollo (fetch/prepared-operations.ts) is decided once.
     let decided = this.decided.get(context);
     if (decided === undefined) {
       decided = this.decide(context, document, operation);
@@ -265,33 +173,5 @@ export class GatewayRateLimits {
       decisions.push(await budgets.take(policies.publicWrites, addressIdentity(client.address), units));
     }
     return decisions;
-  }
-
-  /**
-   * Applies a client operation's count before it is planned: the RateLimit headers on the answer,
-   * 429 past the quota, and 401 for an Authorization header that is no Bearer credential (its
-   * address counted all the same).
-   */
-  plugin(): ApolloServerPlugin<GatewayContext> {
-    return {
-      requestDidStart: () =>
-        Promise.resolve({
-          didResolveOperation: async ({ document, operation, contextValue, response }) => {
-            if (contextValue.client === undefined || operation === undefined) return;
-            const decisions = await this.decisionsOf(contextValue, document, operation);
-            const language = languageOf(contextValue.headers['accept-language']);
-            const refused = refusalOf(decisions);
-            if (refused !== undefined) {
-              this.options.refused?.('graphql', refused);
-              throw rateLimitedError(decisions, language);
-            }
-            for (const [name, value] of Object.entries(rateLimitHeaders(decisions))) {
-              response.http.headers.set(name.toLowerCase(), value);
-            }
-            if (presentsMalformedAuthorization(contextValue.headers))
-              throw malformedAuthorizationError(language);
-          },
-        }),
-    };
   }
 }

@@ -1,18 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
-import { graphqlDoor as frontDoor, sendText } from '../common/graphql-door';
-import type { BodyLimit } from '../common/graphql-server';
-import type { HttpService } from '../common/http-service';
-import type { Logger } from '../common/logger';
-import type { GatewayContext } from './header-forwarding.data-source';
-import type { PreparedOperations } from './prepared-operations';
-import type { GatewayRateLimits } from './rate-limit';
+import { graphqlDoor as frontDoor, sendText } from '../../common/graphql-door';
+import type { BodyLimit } from '../../common/graphql-server';
+import type { HttpService } from '../../common/http-service';
+import type { Logger } from '../../common/logger';
+import type { GatewayContext } from '../context';
+import type { PreparedOperations } from '../fetch';
+import type { GatewayRateLimits } from '../limits';
+import { FrontDoorCounts } from './arrival-count';
 
 /**
  * The gateway's front door for `POST /graphql` (common/graphql-door.ts), with what the gateway adds
- * to it: each request's count starts as it arrives, as express's way starts it, and operations seen
- * before run without Apollo's request pipeline (layer B, gateway/prepared-operations.ts). Skipping
- * express here was a tenth of the gateway's CPU per request (docs/design/gateway-fast-path.md).
+ * to it: each request's count starts as it arrives, as express's way starts it (arrival-count.ts),
+ * and operations seen before run without Apollo's request pipeline (layer B,
+ * gateway/fetch/prepared-operations.ts). Skipping express here was a tenth of the gateway's CPU per
+ * request (docs/design/gateway-fast-path.md).
  */
 export interface GraphqlDoorOptions {
   service: HttpService;
@@ -49,7 +51,8 @@ async function answerPrepared(
 export function graphqlDoor(
   options: GraphqlDoorOptions,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { service, limits, prepared } = options;
+  const { service, prepared } = options;
+  const counts = new FrontDoorCounts(options.limits);
   return frontDoor<GatewayContext>({
     service,
     apollo: options.apollo,
@@ -60,7 +63,7 @@ export function graphqlDoor(
       const headers = options.forwardedHeaders(req);
       const address = service.clientAddress(req);
       const rawCredential = req.headers['x-internal-credential'];
-      const client = limits.arriving(
+      const client = counts.arriving(
         Array.isArray(rawCredential) ? rawCredential.join(', ') : rawCredential,
         headers,
         address,

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse } from '@apollo/server';
 import { Kind, OperationTypeNode, parse, type OperationDefinitionNode } from 'graphql';
-import { ProcessMetrics } from '../common/metrics';
-import type { RateDecision, RatePolicy } from '../common/rate-budget';
+import { ProcessMetrics } from '../../common/metrics';
+import type { RateDecision, RatePolicy } from '../../common/rate-budget';
 import { GatewayMetrics, OPERATION_NAME_CAP, senderOf } from './gateway-metrics';
-import type { GatewayContext } from './header-forwarding.data-source';
+import type { GatewayContext } from '../context';
 
 const decision = (name: RatePolicy['name']): RateDecision => ({
   policy: { name, quota: 60, windowSeconds: 60 },

@@ -28,12 +28,11 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values';
-import type { Logger } from '../common/logger';
-import { rateLimitHeaders, type RateDecision } from '../common/rate-budget';
-import { holdPrefetched, type GatewayContext, type SettledFetch } from './header-forwarding.data-source';
-import { argumentErrors } from './input-guard.plugin';
-import { presentsMalformedAuthorization, sentWithoutCredential } from './rate-limit';
-import { workUnitsOf, type CostCheck } from './query-limits';
+import type { Logger } from '../../common/logger';
+import { rateLimitHeaders, type RateDecision } from '../../common/rate-budget';
+import { presentsMalformedAuthorization, sentWithoutCredential, type GatewayContext } from '../context';
+import { argumentErrors, workUnitsOf, type CostCheck } from '../limits';
+import { holdPrefetched, type SettledFetch } from './header-forwarding.data-source';
 
 /**
  * Layer B of docs/design/gateway-fast-path.md: an operation the gateway has already parsed and
@@ -46,7 +45,7 @@ import { workUnitsOf, type CostCheck } from './query-limits';
  * runs, every check the full path makes (variables of the wrong shape, the input guard, the cost,
  * the count) is made with the same functions, and whatever any of them would refuse is handed to
  * Apollo untouched, whose answer it then is; only a query's count may still be on its way while it
- * runs (gateway/run-ahead.ts), and if it refuses, what ran is dropped and Apollo is handed the
+ * runs (gateway/limits/run-ahead.ts), and if it refuses, what ran is dropped and Apollo is handed the
  * request as if nothing had; a mutation without a credential (which the full path
  * counts a second time, as a page write) goes to Apollo before anything too. Once the executor has
  * run, an answer with errors or extensions is handed to Apollo with the result already in hand
@@ -126,16 +125,16 @@ function newCachePolicy() {
 
 /** What the checks of the full path need, as functions of the files that own them. */
 export interface PreparedChecks {
-  /** Whether the cost estimate lets the operation through (the cost plugin of query-limits.ts). */
+  /** Whether the cost estimate lets the operation through (the cost plugin of limits/query-limits.ts). */
   withinCost: CostCheck;
-  /** A client operation's count, as the rate-limit plugin decides it (rate-limit.ts). */
+  /** A client operation's count, as the rate-limit plugin decides it (limits/rate-limit.ts). */
   decisionsOf(
     context: GatewayContext,
     document: DocumentNode,
     operation: OperationDefinitionNode,
   ): Promise<RateDecision[]>;
   /**
-   * Counts an answered operation, as the metrics plugin does (gateway-metrics.ts), with what says
+   * Counts an answered operation, as the metrics plugin does (observe/gateway-metrics.ts), with what says
    * who sent it: its context and the decisions of its count.
    */
   answered(
@@ -305,7 +304,7 @@ export class PreparedOperations {
       return { kind: 'apollo' };
     }
     let decisions: readonly RateDecision[] = [];
-    // A query may go to its subgraphs while its count is on its way (gateway/run-ahead.ts); a
+    // A query may go to its subgraphs while its count is on its way (gateway/limits/run-ahead.ts); a
     // mutation, a query of several root fields (counted again once its first count is in) and a
     // query the credential's last count left no room for wait for their counts.
     const ahead =

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { buildASTSchema, buildSchema, parse, type GraphQLSchema } from 'graphql';
-import { loadConfig } from '../common/config';
-import { SUPERGRAPH_FILE } from '../common/paths';
+import { loadConfig } from '../../common/config';
+import { SUPERGRAPH_FILE } from '../../common/paths';
 import { CostModel, describeHeaviest, estimateCost } from './operation-cost';
 import { costError } from './query-limits';
 

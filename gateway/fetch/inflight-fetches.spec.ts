@@ -1,20 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { Fetcher } from '@apollo/utils.fetcher';
-import { recordingLogger } from '../test/support/recording-logger';
-import { waitUntil } from '../test/support/wait';
-import { INTERNAL_CREDENTIAL_HEADER } from '../common/internal-credential';
-import { REQUEST_ID_HEADER } from '../common/request-context';
-import { ACCESS_RECHECK_HEADER } from '../contracts/tickets/access-change';
-import {
-  FORWARDED_HEADERS,
-  GATEWAY_SET_HEADERS,
-  HeaderForwardingDataSource,
-  type GatewayContext,
-} from './header-forwarding.data-source';
-import { fetchKey, InflightFetches, isQueryOnly, mayShareFetch } from './inflight-fetches';
+import { recordingLogger } from '../../test/support/recording-logger';
+import { waitUntil } from '../../test/support/wait';
+import { INTERNAL_CREDENTIAL_HEADER } from '../../common/internal-credential';
+import { REQUEST_ID_HEADER } from '../../common/request-context';
+import { ACCESS_RECHECK_HEADER } from '../../contracts/tickets/access-change';
+import { FORWARDED_HEADERS, GATEWAY_SET_HEADERS, type GatewayContext } from '../context';
+import { HeaderForwardingDataSource, isQueryOnly, mayShareFetch } from './header-forwarding.data-source';
+import { fetchKey, InflightFetches } from './inflight-fetches';
 import { subgraphFetcher } from './subgraph-fetcher';
-import { closeServer, loopbackUrl } from '../test/support/loopback';
+import { closeServer, loopbackUrl } from '../../test/support/loopback';
 
 /** A subgraph stand-in that holds every request until told to answer, so joining is not a race. */
 class HeldSubgraph {
