@@ -149,7 +149,9 @@ export interface AuditLogField<Owner extends { id: string }, U> {
 /**
  * The resolver of an `auditLog` field, the same for every log: paged by `first` and `after`,
  * counted by `first` in the gateway's estimate. Each request's instance reads through the
- * owner's service, which decides whether the caller may.
+ * owner's service, which decides whether the caller may. type-graphql lists the field where the
+ * call is made among its type's fields, so a subgraph makes it beside its other resolvers of that
+ * type (schema/ shows any move).
  */
 export function auditLogResolver<Owner extends { id: string }, U>(field: AuditLogField<Owner, U>) {
   @Resolver(() => field.owner)
