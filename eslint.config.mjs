@@ -66,11 +66,17 @@ export default tseslint.config(
     },
   },
   {
-    // A function past a screenful hides its parts in closures; the gateway names them instead
-    // (the live server's admission, registry, feed and access are each their own module).
-    files: ['gateway/**/*.ts'],
-    ignores: ['**/*.spec.ts'],
+    // A function past a screenful hides its parts in closures; product code names them instead
+    // (the gateway's live server: admission, registry, feed and access, each its own module).
+    // Tests, benchmarks and tools are scripts read top to bottom, so they are left out.
+    files: ['**/*.ts', 'rest-adapter/public/assets/**/*.js'],
+    ignores: ['**/*.spec.ts', 'test/**', 'bench/**', 'tools/**'],
     rules: { 'max-lines-per-function': ['error', { max: 80 }] },
+  },
+  {
+    // removed when the CV split lands: cvDescriptions (93 lines) and renderCvHtml (81) are split there.
+    files: ['rest-adapter/cv/cv.openapi.ts', 'subgraphs/cv/render/document.ts'],
+    rules: { 'max-lines-per-function': 'off' },
   },
   {
     files: ['**/*.spec.ts', 'test/**/*.ts'],

@@ -1,6 +1,17 @@
-import { Arg, Directive, Field, ID, Int, ObjectType, type ClassType } from 'type-graphql';
+import {
+  Arg,
+  Directive,
+  Field,
+  FieldResolver,
+  ID,
+  Int,
+  ObjectType,
+  Resolver,
+  Root,
+  type ClassType,
+} from 'type-graphql';
 import type { AuditEvent } from './audit-log';
-import { AssumedSize } from './cost.graphql';
+import { AssumedSize, SlicedBy } from './cost.graphql';
 import { ValidationError } from './errors';
 import { parseRecordId } from './input.rules';
 import { say } from './messages';
@@ -117,6 +128,53 @@ export const AuditFirstArg = () =>
 /** The `after` argument of every `auditLog` field. */
 export const AuditAfterArg = () =>
   Arg('after', () => String, { nullable: true, description: 'The endCursor of the page before.' });
+
+/** Where an `auditLog` field reads its owner's events: the owner's service, which checks who asks. */
+export interface AuditLogReader {
+  /** `size` events of the owner's log older than the event `before` (null: the newest), newest first. */
+  auditLog(ownerId: number, size: number, before: number | null): Promise<AuditEvent[]>;
+}
+
+/** What tells one `auditLog` field from another. */
+export interface AuditLogField<Owner extends { id: string }, U> {
+  /** The type the field is on (a venue, a user). */
+  owner: ClassType<Owner>;
+  /** The subgraph's `AuditLogPage` type, from `auditGraphTypes`. */
+  page: ClassType<AuditLogPageShape<U>>;
+  description: string;
+  /** The User an acting person's id stands for, or null where the log may not show them. */
+  user(owner: Owner, id: number): U | null;
+}
+
+/**
+ * The resolver of an `auditLog` field, the same for every log: paged by `first` and `after`,
+ * counted by `first` in the gateway's estimate. Each request's instance reads through the
+ * owner's service, which decides whether the caller may. type-graphql lists the field where the
+ * call is made among its type's fields, so a subgraph makes it beside its other resolvers of that
+ * type (schema/ shows any move).
+ */
+export function auditLogResolver<Owner extends { id: string }, U>(field: AuditLogField<Owner, U>) {
+  @Resolver(() => field.owner)
+  class AuditLogResolver {
+    constructor(private readonly reader: AuditLogReader) {}
+
+    @SlicedBy('first', ['items'])
+    @FieldResolver(() => field.page, { description: field.description })
+    auditLog(
+      @Root() owner: Owner,
+      @AuditFirstArg() first: number,
+      @AuditAfterArg() after: string | null | undefined,
+    ): Promise<AuditLogPageShape<U>> {
+      return auditPage(
+        first,
+        after,
+        (size, before) => this.reader.auditLog(Number(owner.id), size, before),
+        (id) => field.user(owner, id),
+      );
+    }
+  }
+  return AuditLogResolver;
+}
 
 /**
  * One page of a log for an `auditLog` field: `load` reads `size` events older than `before`;

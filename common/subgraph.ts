@@ -162,16 +162,22 @@ export interface RunningSubgraph extends Running {
   orm: MikroORM;
 }
 
-/** Starts one subgraph as its own HTTP server: `/graphql`, `/healthz`, `/readyz`. */
-export async function startSubgraph(
+/** What a subgraph process holds open for its lifetime, shared by every request. */
+interface SubgraphConnections {
+  orm: MikroORM;
+  redis: Redis;
+  shared: SharedState | undefined;
+}
+
+/** Opens the schema, Redis and the subgraph's shared state; what opened is closed if a later one fails. */
+async function openConnections(
   definition: SubgraphDefinition,
   config: Config,
-): Promise<RunningSubgraph> {
-  const logger = createLogger({ service: `${definition.name}-subgraph`, level: config.logLevel });
-  const metrics = new ProcessMetrics(`${definition.name}-subgraph`);
+  logger: Logger,
+  metrics: ProcessMetrics,
+): Promise<SubgraphConnections> {
   const orm = await openSchema(config, definition.schemaModule, logger);
   let redis: Redis;
-  let shared: SharedState | undefined;
   try {
     redis = await connectRedis(config.redis, `${definition.name}-subgraph`, logger);
   } catch (error) {
@@ -179,40 +185,22 @@ export async function startSubgraph(
     throw error;
   }
   try {
-    shared = await definition.startShared?.({ config, redis, logger, metrics });
+    const shared = await definition.startShared?.({ config, redis, logger, metrics });
+    return { orm, redis, shared };
   } catch (error) {
     await orm.close(true);
     redis.disconnect();
     throw error;
   }
-  const schema = await buildSubgraphGraphQLSchema(definition);
-  const apollo = new ApolloServer<SubgraphContext>({
-    schema,
-    ...platformApolloOptions(logger, config.nodeEnv),
-    // Traces are for Apollo's hosted reporting, which the platform does not use.
-    plugins: [ApolloServerPluginInlineTraceDisabled()],
-  });
-  await apollo.start();
+}
 
-  const service = HttpService.forPlatform(
-    config,
-    `${definition.name}-subgraph`,
-    logger,
-    {
-      postgres: postgresAnswering(orm, config.readyCheckTimeoutMs),
-      redis,
-      health: () => shared?.health?.() ?? {},
-      metrics,
-      pool: ormPoolState(orm),
-    },
-    HEADER_LIMITS.subgraph,
-  );
-  service.app.use(
-    '/graphql',
-    nameRoute('/graphql'),
-    requireInternalCredential(config.acceptedInternalSecrets),
-  );
-  const scopeOf = (requestHeaders: IncomingHttpHeaders): RequestScope => {
+/** A request's scope from its headers: its own EntityManager, the process's connections. */
+function requestScopes(
+  { orm, redis, shared }: SubgraphConnections,
+  config: Config,
+  logger: Logger,
+): (headers: IncomingHttpHeaders) => RequestScope {
+  return (requestHeaders) => {
     const headers = Object.fromEntries(
       Object.entries(requestHeaders).map(([name, value]) => [name, Array.isArray(value) ? value[0] : value]),
     );
@@ -226,6 +214,27 @@ export async function startSubgraph(
       shared,
     };
   };
+}
+
+/**
+ * `/graphql` and the subgraph's internal routes, each behind the internal credential, and the
+ * front door that answers plain GraphQL POSTs ahead of express when configured.
+ */
+function mountSubgraphRoutes(
+  service: HttpService,
+  apollo: ApolloServer<SubgraphContext>,
+  definition: SubgraphDefinition,
+  {
+    config,
+    logger,
+    scopeOf,
+  }: { config: Config; logger: Logger; scopeOf: (headers: IncomingHttpHeaders) => RequestScope },
+): void {
+  service.app.use(
+    '/graphql',
+    nameRoute('/graphql'),
+    requireInternalCredential(config.acceptedInternalSecrets),
+  );
   for (const route of definition.internalRoutes?.(scopeOf) ?? []) {
     service.app[route.method](
       route.path,
@@ -254,6 +263,44 @@ export async function startSubgraph(
     );
   }
   mountGraphQL(service, apollo, ({ req }) => contextOf(req.headers), bodyLimit);
+}
+
+/** Starts one subgraph as its own HTTP server: `/graphql`, `/healthz`, `/readyz`. */
+export async function startSubgraph(
+  definition: SubgraphDefinition,
+  config: Config,
+): Promise<RunningSubgraph> {
+  const logger = createLogger({ service: `${definition.name}-subgraph`, level: config.logLevel });
+  const metrics = new ProcessMetrics(`${definition.name}-subgraph`);
+  const connections = await openConnections(definition, config, logger, metrics);
+  const { orm, redis, shared } = connections;
+  const schema = await buildSubgraphGraphQLSchema(definition);
+  const apollo = new ApolloServer<SubgraphContext>({
+    schema,
+    ...platformApolloOptions(logger, config.nodeEnv),
+    // Traces are for Apollo's hosted reporting, which the platform does not use.
+    plugins: [ApolloServerPluginInlineTraceDisabled()],
+  });
+  await apollo.start();
+
+  const service = HttpService.forPlatform(
+    config,
+    `${definition.name}-subgraph`,
+    logger,
+    {
+      postgres: postgresAnswering(orm, config.readyCheckTimeoutMs),
+      redis,
+      health: () => shared?.health?.() ?? {},
+      metrics,
+      pool: ormPoolState(orm),
+    },
+    HEADER_LIMITS.subgraph,
+  );
+  mountSubgraphRoutes(service, apollo, definition, {
+    config,
+    logger,
+    scopeOf: requestScopes(connections, config, logger),
+  });
   const port = await service.listen(config.ports[definition.name], config.listenHost);
 
   return {

@@ -3,7 +3,7 @@ import type { Config } from '../common/config';
 import { createProbePool } from '../common/postgres';
 import { HEADER_LIMITS, HttpService } from '../common/http-service';
 import { pgPoolState, ProcessMetrics } from '../common/metrics';
-import { createLogger } from '../common/logger';
+import { createLogger, type Logger } from '../common/logger';
 import { stopOnce, type Running } from '../common/process';
 import { connectRedis } from '../common/redis';
 import { GraphClient } from './graph-client';
@@ -25,6 +25,60 @@ import { API_PREFIX } from './route-table';
 export interface RunningRestAdapter extends Running {
   port: number;
   metricsPort: number;
+}
+
+/** What `/api/v1`'s routes count requests against. */
+interface ApiBudgets {
+  budgets: RateBudgets;
+  policies: ReturnType<typeof ratePolicies>;
+  counts: CredentialBudgets;
+}
+
+/** `/api/v1`: both documents' routes, each area behind the budget its document gives it. */
+function apiRouter(
+  graph: GraphClient,
+  config: Config,
+  logger: Logger,
+  { budgets, policies, counts }: ApiBudgets,
+): express.Router {
+  const api = express.Router();
+  // Not strict: a JSON string or number is a wrongly typed body (422), not malformed JSON (400).
+  api.use(
+    express.json({
+      limit: JSON_BODY_LIMIT_BYTES,
+      strict: false,
+      type: ['application/json', 'application/*+json'],
+    }),
+  );
+  // A body the parser refuses on a CV path is answered in the CV document's error shape.
+  api.use(CV_PATHS, cvErrorHandler(logger));
+  // ticket-calling-api.md's per-key budget (config.ticketsRateLimit), over every one of its endpoints.
+  const perTicketKey = credentialLimit(counts, {
+    presented: (req) => presentedCredentials({ authorization: req.get('authorization') }),
+  });
+  api.use(['/tickets', '/openapi.json'], perTicketKey);
+  api.use(ticketsRoutes(graph, { publicBaseUrl: config.publicBaseUrl, policy: policies.tickets }));
+  // The catalogue needs no key: it is counted per client address, as on the gateway. Its own
+  // failures answer in the CV document's error shape, the document it belongs to; a body the
+  // parser refused before it does not reach this router's handler. After the tickets' router,
+  // which passes its paths by untouched, so a ticket request does not walk through it.
+  const plans = express.Router();
+  plans.use(
+    '/plans',
+    rateLimit(budgets, policies.public, { identify: byAddress, refusal: cvRateLimitRefusal }),
+  );
+  plans.use(plansRoutes(graph));
+  plans.use('/plans', cvErrorHandler(logger));
+  api.use(plans);
+  api.use(
+    cvRoutes(graph, logger, {
+      counts,
+      policy: policies.cv,
+      publicBaseUrl: config.publicBaseUrl,
+      openApi: { publicPolicy: policies.public, renderTimeoutMs: config.render.timeoutMs },
+    }),
+  );
+  return api;
 }
 
 /** The legacy REST surface: each route is one GraphQL operation against the gateway. */
@@ -56,47 +110,10 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     { postgres: () => pool.query('select 1'), redis, metrics, pool: () => pgPoolState(pool) },
     HEADER_LIMITS.restAdapter,
   );
-  const api = express.Router();
-  // Not strict: a JSON string or number is a wrongly typed body (422), not malformed JSON (400).
-  api.use(
-    express.json({
-      limit: JSON_BODY_LIMIT_BYTES,
-      strict: false,
-      type: ['application/json', 'application/*+json'],
-    }),
-  );
-  // A body the parser refuses on a CV path is answered in the CV document's error shape.
-  api.use(CV_PATHS, cvErrorHandler(logger));
-  // ticket-calling-api.md's per-key budget (config.ticketsRateLimit), over every one of its endpoints.
-  const perTicketKey = credentialLimit(counts, {
-    presented: (req) => presentedCredentials({ authorization: req.get('authorization') }),
-  });
-  api.use(['/tickets', '/openapi.json'], perTicketKey);
   if (config.restFrontDoor) {
     service.setFrontDoor(ticketReadDoor({ service, graph, counts, logger }));
   }
-  api.use(ticketsRoutes(graph, { publicBaseUrl: config.publicBaseUrl, policy: policies.tickets }));
-  // The catalogue needs no key: it is counted per client address, as on the gateway. Its own
-  // failures answer in the CV document's error shape, the document it belongs to; a body the
-  // parser refused before it does not reach this router's handler. After the tickets' router,
-  // which passes its paths by untouched, so a ticket request does not walk through it.
-  const plans = express.Router();
-  plans.use(
-    '/plans',
-    rateLimit(budgets, policies.public, { identify: byAddress, refusal: cvRateLimitRefusal }),
-  );
-  plans.use(plansRoutes(graph));
-  plans.use('/plans', cvErrorHandler(logger));
-  api.use(plans);
-  api.use(
-    cvRoutes(graph, logger, {
-      counts,
-      policy: policies.cv,
-      publicBaseUrl: config.publicBaseUrl,
-      openApi: { publicPolicy: policies.public, renderTimeoutMs: config.render.timeoutMs },
-    }),
-  );
-  service.app.use(API_PREFIX, api);
+  service.app.use(API_PREFIX, apiRouter(graph, config, logger, { budgets, policies, counts }));
   service.app.use(['/t', '/cv', '/templates', '/board', '/display', '/b', '/exports'], perAddress);
   service.app.use(ticketPageRoutes(graph, config, budgets, policies.publicWrites));
   service.app.use(boardPagesRoutes(graph, config));

@@ -3,6 +3,18 @@ import { Migration } from '@mikro-orm/migrations';
 /** Venues, branches, API keys, tickets, the event outbox and idempotency records. */
 export class Migration20261121120000TicketsDomain extends Migration {
   override up(): void {
+    this.createVenues();
+    this.createApiKeys();
+    this.createTickets();
+    this.createOutbox();
+    this.createIdempotencyKeys();
+  }
+
+  // The parts of up(), in its order; they sit between up() and down() because
+  // tools/migration-policy.ts reads as up() everything from it to down().
+
+  /** A venue and its branches, each branch with its own ticket numbers. */
+  private createVenues(): void {
     this.addSql(`
       create table "tickets"."venues" (
         "id" bigserial primary key,
@@ -25,6 +37,10 @@ export class Migration20261121120000TicketsDomain extends Migration {
         "updated_at" timestamptz not null default now()
       );`);
     this.addSql('create index "branches_venue_id_index" on "tickets"."branches" ("venue_id");');
+  }
+
+  /** The branches' API keys, stored as hashes. */
+  private createApiKeys(): void {
     this.addSql(`
       create table "tickets"."api_keys" (
         "id" bigserial primary key,
@@ -37,6 +53,10 @@ export class Migration20261121120000TicketsDomain extends Migration {
         "revoked_at" timestamptz null,
         "created_at" timestamptz not null default now()
       );`);
+  }
+
+  /** The tickets, at most one open ticket per number and per order id of a branch. */
+  private createTickets(): void {
     this.addSql(`
       create table "tickets"."tickets" (
         "id" bigserial primary key,
@@ -75,6 +95,10 @@ export class Migration20261121120000TicketsDomain extends Migration {
     this.addSql(
       'create index "tickets_branch_external_index" on "tickets"."tickets" ("branch_id", "external_id", "id" desc);',
     );
+  }
+
+  /** The outbox: each event written in the transaction of its change. */
+  private createOutbox(): void {
     this.addSql(`
       create table "tickets"."outbox" (
         "id" bigserial primary key,
@@ -89,6 +113,10 @@ export class Migration20261121120000TicketsDomain extends Migration {
     this.addSql(
       'create index "outbox_unpublished_index" on "tickets"."outbox" ("id") where "published_at" is null;',
     );
+  }
+
+  /** The Idempotency-Key records of ticket creation. */
+  private createIdempotencyKeys(): void {
     this.addSql(`
       create table "tickets"."idempotency_keys" (
         "branch_id" bigint not null references "tickets"."branches" ("id"),

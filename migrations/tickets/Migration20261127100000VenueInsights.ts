@@ -21,6 +21,22 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261127100000VenueInsights extends Migration {
   override up(): void {
+    this.createRollupTables();
+    this.createBucketFunctions();
+    this.createPercentileFunctions();
+    this.createBumpFunction();
+    this.createTicketFunction();
+    this.createTicketTriggers();
+    this.createFeedbackTrigger();
+    this.addSql(REBUILD);
+    this.addSql('select "tickets"."insight_rebuild"("id") from "tickets"."branches";');
+  }
+
+  // The parts of up(), in its order; they sit between up() and down() because
+  // tools/migration-policy.ts reads as up() everything from it to down().
+
+  /** The rollups: each bucket's counts, and its durations by the second within each minute. */
+  private createRollupTables(): void {
     this.addSql(`
       create table "tickets"."insight_buckets" (
         "branch_id" bigint not null references "tickets"."branches" ("id") on delete cascade,
@@ -54,6 +70,10 @@ export class Migration20261127100000VenueInsights extends Migration {
         "seconds" integer[] not null,
         primary key ("branch_id", "size", "start_at", "measure", "minute")
       );`);
+  }
+
+  /** Where an instant's bucket starts in a zone, and a slot of a count array bumped. */
+  private createBucketFunctions(): void {
     this.addSql(`
       create function "tickets"."insight_start"(p_size text, p_at timestamptz, p_zone text) returns timestamptz
       language sql stable as $$
@@ -74,6 +94,10 @@ export class Migration20261127100000VenueInsights extends Migration {
         p_counts[p_slot] := p_counts[p_slot] + p_delta;
         return p_counts;
       end $$;`);
+  }
+
+  /** A bucket's percentiles from its minute counts and seconds, kept in its row after each change. */
+  private createPercentileFunctions(): void {
     // The value (whole seconds) at a 0-based rank of one bucket's durations: its minute from the
     // minute counts, its second from that minute's row (the last slot: every minute from 120 on).
     this.addSql(`
@@ -144,7 +168,10 @@ export class Migration20261127100000VenueInsights extends Migration {
            where b."branch_id" = p_branch and b."size" = p_size and b."start_at" = p_start;
         end if;
       end $$;`);
-    // One event of a ticket (or its undoing, p_sign -1) in the hour and the day it happened.
+  }
+
+  /** One event of a ticket (or its undoing, p_sign -1) in the hour and the day it happened. */
+  private createBumpFunction(): void {
     this.addSql(`
       create function "tickets"."insight_bump"(
         p_branch bigint, p_zone text, p_at timestamptz, p_sign integer,
@@ -192,7 +219,10 @@ export class Migration20261127100000VenueInsights extends Migration {
           end if;
         end loop;
       end $$;`);
-    // What a row of tickets.tickets adds to the rollups; p_sign -1 takes it away again.
+  }
+
+  /** What a row of tickets.tickets adds to the rollups; p_sign -1 takes it away again. */
+  private createTicketFunction(): void {
     this.addSql(`
       create function "tickets"."insight_ticket"(p_ticket "tickets"."tickets", p_zone text, p_sign integer,
         p_ready boolean, p_collected boolean, p_cancelled boolean, p_linked boolean)
@@ -218,6 +248,10 @@ export class Migration20261127100000VenueInsights extends Migration {
             0, 0, 0, 0, 1, 0, 0, 0, 0, null, null);
         end if;
       end $$;`);
+  }
+
+  /** The triggers on tickets.tickets: every change of a ticket, in the same transaction. */
+  private createTicketTriggers(): void {
     this.addSql(`
       create function "tickets"."insight_ticket_changed"() returns trigger language plpgsql as $$
       declare
@@ -274,6 +308,10 @@ export class Migration20261127100000VenueInsights extends Migration {
         after update of "created_at", "ready_at", "collected_at", "cancelled_at", "linked_at", "ring_count", "sms_sent"
         on "tickets"."tickets"
         for each row execute function "tickets"."insight_ticket_changed"();`);
+  }
+
+  /** The trigger on tickets.ticket_feedback: a rating, when it is given. */
+  private createFeedbackTrigger(): void {
     this.addSql(`
       create function "tickets"."insight_feedback_given"() returns trigger language plpgsql as $$
       declare
@@ -290,8 +328,6 @@ export class Migration20261127100000VenueInsights extends Migration {
     this.addSql(`
       create trigger "ticket_feedback_insights" after insert on "tickets"."ticket_feedback"
         for each row execute function "tickets"."insight_feedback_given"();`);
-    this.addSql(REBUILD);
-    this.addSql('select "tickets"."insight_rebuild"("id") from "tickets"."branches";');
   }
 
   override down(): void {

@@ -94,19 +94,15 @@ export const BOARD_PAGE_ROUTES: readonly PageRoute<BoardPagesDependencies>[] = [
 
 /** The venue's screens: the staff board and the room's display, on the public edge. */
 export function boardPagesRoutes(graph: GraphClient, config: Config): Router {
-  const assets = new PageAssetFiles('/b/assets', [
-    'naskh-arabic-400.woff2',
-    'naskh-latin-400.woff2',
-    'naskh-arabic-700.woff2',
-    'naskh-latin-700.woff2',
-  ]);
+  const assets = new PageAssetFiles('/b/assets');
   const live = assets.hashed('live.js');
   const dependencies: BoardPagesDependencies = {
     graph,
     config,
     files: assets.files,
-    board: { scripts: [live, assets.hashed('board.js')], style: assets.hashed('board.css') },
-    display: { scripts: [live, assets.hashed('display.js')], style: assets.hashed('display.css') },
+    // The board draws its bold from the regular face; the display has nothing but bold.
+    board: { scripts: [live, assets.hashed('board.js')], style: assets.stylesheet('board.css', [400]) },
+    display: { scripts: [live, assets.hashed('display.js')], style: assets.stylesheet('display.css', [700]) },
     csp: contentSecurityPolicy(config.publicLiveUrl),
   };
   return registerRoutes(express.Router(), BOARD_PAGE_ROUTES, dependencies);

@@ -33,15 +33,10 @@ import {
 
 /** The page's scripts (the live client, then its own) and style under content-hashed names, and its fonts. */
 function loadAssets(): { files: Map<string, Asset>; page: PageAssets } {
-  const assets = new PageAssetFiles('/t/assets', [
-    'naskh-arabic-400.woff2',
-    'naskh-arabic-700.woff2',
-    'naskh-latin-400.woff2',
-    'naskh-latin-700.woff2',
-  ]);
+  const assets = new PageAssetFiles('/t/assets');
   const page = {
     scripts: [assets.hashed('live.js'), assets.hashed('page.js')],
-    style: assets.hashed('page.css'),
+    style: assets.stylesheet('page.css', [400, 700]),
   };
   return { files: assets.files, page };
 }

@@ -1,6 +1,6 @@
 import { Arg, Directive, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { AssumedSize, SlicedBy } from '../../common/cost.graphql';
-import { AuditAfterArg, AuditFirstArg, auditPage } from '../../common/audit.graphql';
+import { AssumedSize } from '../../common/cost.graphql';
+import { auditLogResolver } from '../../common/audit.graphql';
 import { parseRecordId } from '../../common/input.rules';
 import { NotFoundError } from '../../common/errors';
 import { say } from '../../common/messages';
@@ -55,25 +55,6 @@ export class IdentityResolver {
     const sessions = await this.identity.sessions(Number(user.id));
     const current = this.identity.currentSessionId();
     return sessions.map((session) => toSessionType(session, current));
-  }
-
-  @SlicedBy('first', ['items'])
-  @FieldResolver(() => AuditLogPageType, {
-    description:
-      'Changes to the user’s sign-in, newest first: sessions ended (by the user or by the operator), password changed or reset, email verified. Only the user may read it.',
-  })
-  auditLog(
-    @Root() user: UserType,
-    @AuditFirstArg() first: number,
-    @AuditAfterArg() after: string | null | undefined,
-  ): Promise<AuditLogPageType> {
-    return auditPage(
-      first,
-      after,
-      (size, before) => this.identity.auditLog(Number(user.id), size, before),
-      // Only the user reads their log, so the only person who can appear in it is the user.
-      (id) => (String(id) === user.id ? user : null),
-    );
   }
 
   @Mutation(() => AuthPayloadType, {
@@ -161,3 +142,13 @@ export class IdentityResolver {
     return this.identity.revokeSession(sessionId);
   }
 }
+
+/** `User.auditLog`, read through IdentityService, which lets only the user read it. */
+export const UserAuditLogResolver = auditLogResolver({
+  owner: UserType,
+  page: AuditLogPageType,
+  description:
+    'Changes to the user’s sign-in, newest first: sessions ended (by the user or by the operator), password changed or reset, email verified. Only the user may read it.',
+  // Only the user reads their log, so the only person who can appear in it is the user.
+  user: (user, id) => (String(id) === user.id ? user : null),
+});

@@ -13,7 +13,7 @@ import {
 } from '../../contracts/identity/session';
 import { accessChannel, type AccessChange } from '../../contracts/tickets/access-change';
 import { IdentityRepository } from './identity.repository';
-import { IdentityResolver } from './identity.resolver';
+import { IdentityResolver, UserAuditLogResolver } from './identity.resolver';
 import { IdentityService, SignInLimits, type SessionPrincipal } from './identity.service';
 import { toUserType } from './user.type';
 
@@ -73,7 +73,7 @@ export const identitySubgraph: SubgraphDefinition = {
     entities: [],
     migrations: () => import('../../migrations/identity').then((m) => m.identityMigrations),
   },
-  resolvers: [IdentityResolver],
+  resolvers: [IdentityResolver, UserAuditLogResolver],
   referenceResolvers: {
     User: {
       __resolveReference: async (reference: { id: string }, { scope }) => {
@@ -85,5 +85,8 @@ export const identitySubgraph: SubgraphDefinition = {
     },
   },
   startShared: (base) => Promise.resolve(startIdentityShared(base)),
-  createResolvers: (scope) => [new IdentityResolver(serviceOf(scope))],
+  createResolvers: (scope) => {
+    const identity = serviceOf(scope);
+    return [new IdentityResolver(identity), new UserAuditLogResolver(identity)];
+  },
 };

@@ -55,6 +55,7 @@ import {
   Branch,
   MembershipRepository,
   Venue,
+  VenueAuditLogResolver,
   VenueManagement,
   VenueManagementResolver,
   VenueMembers,
@@ -147,14 +148,13 @@ function ticketResolver(scope: RequestScope, access: TicketAccess): TicketResolv
 function managementResolvers(scope: RequestScope): object[] {
   const roles = venueRolesOf(scope);
   const requestId = scope.requestId;
+  const management = new VenueManagement(scope.em, roles, {
+    billing: SubgraphClient.of(scope.config, 'billing'),
+    requestId,
+  });
   return [
-    new VenueManagementResolver(
-      new VenueManagement(scope.em, roles, {
-        billing: SubgraphClient.of(scope.config, 'billing'),
-        requestId,
-      }),
-      roles,
-    ),
+    new VenueManagementResolver(management, roles),
+    new VenueAuditLogResolver(management),
     new VenueMembersResolver(
       new VenueMembers(scope.em, roles, {
         people: new PeopleClient(SubgraphClient.of(scope.config, 'identity')),
@@ -241,6 +241,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
     BranchResolver,
     TicketCustomerResolver,
     VenueManagementResolver,
+    VenueAuditLogResolver,
     VenueMembersResolver,
     VenueApiKeysResolver,
     BoardResolver,

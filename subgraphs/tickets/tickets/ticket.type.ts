@@ -37,6 +37,34 @@ registerEnumType(TicketScopeValue, {
   },
 });
 
+/**
+ * The fields a ticket and the customer's page of it declare alike, each said once: both classes put
+ * `@TicketField()` on the property of that name. A decorator rather than a base class, because
+ * type-graphql lists a base class's fields before the class's own, and each type keeps its order.
+ * Fields the page words for the customer (status, alertsEnabled, smsOptIn, linkedAt) are each
+ * class's own.
+ */
+const TICKET_FIELDS = {
+  number: () => Field(() => String, { description: 'Number shown to the customer.' }),
+  statusText: () =>
+    Field(() => String, { description: 'Display text of the status, in the language asked for.' }),
+  ringCount: () => Field(() => Int, { description: 'Alerts so far: the ready alert and each ring.' }),
+  readyAt: () => Field(() => Date, { nullable: true, description: 'When it became ready; null until then.' }),
+  collectedAt: () =>
+    Field(() => Date, { nullable: true, description: 'When it was collected; null unless collected.' }),
+  cancelledAt: () =>
+    Field(() => Date, { nullable: true, description: 'When it was cancelled; null unless cancelled.' }),
+  createdAt: () => Field(() => Date, { description: 'When it was created.' }),
+  updatedAt: () => Field(() => Date, { description: 'When it last changed.' }),
+};
+
+/** Declares the property as the GraphQL field of its name in TICKET_FIELDS. */
+function TicketField() {
+  return <Name extends keyof typeof TICKET_FIELDS>(prototype: object, name: Name): void => {
+    TICKET_FIELDS[name]()(prototype, name);
+  };
+}
+
 @Directive('@key(fields: "id")')
 @ObjectType('Ticket', {
   description: 'An order ticket of a branch (the Ticket resource of ticket-calling-api.md).',
@@ -48,7 +76,7 @@ export class TicketType {
   @Field(() => ID, { description: 'Branch of the key that created the ticket.' })
   branchId!: string;
 
-  @Field(() => String, { description: 'Number shown to the customer.' })
+  @TicketField()
   number!: string;
 
   @Field(() => String, { nullable: true, description: 'Order id of the calling system.' })
@@ -60,7 +88,7 @@ export class TicketType {
   @Field(() => TicketStatusValue, { description: 'Where the ticket is; WAITING when created.' })
   status!: TicketStatusValue;
 
-  @Field(() => String, { description: 'Display text of the status, in the language asked for.' })
+  @TicketField()
   statusText!: string;
 
   @Field(() => String, {
@@ -82,7 +110,7 @@ export class TicketType {
   @Field(() => String, { description: 'Display text of the source, in the language asked for.' })
   sourceText!: string;
 
-  @Field(() => Int, { description: 'Alerts so far: the ready alert and each ring.' })
+  @TicketField()
   ringCount!: number;
 
   @Field(() => Boolean, { description: 'The customer opened the ticket page.' })
@@ -109,19 +137,19 @@ export class TicketType {
   })
   linkedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'When it became ready; null until then.' })
+  @TicketField()
   readyAt!: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'When it was collected; null unless collected.' })
+  @TicketField()
   collectedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'When it was cancelled; null unless cancelled.' })
+  @TicketField()
   cancelledAt!: Date | null;
 
-  @Field(() => Date, { description: 'When it was created.' })
+  @TicketField()
   createdAt!: Date;
 
-  @Field(() => Date, { description: 'When it last changed.' })
+  @TicketField()
   updatedAt!: Date;
 
   /** Read with the ticket's token rather than a key: TOKEN_HIDDEN_FIELDS answer FORBIDDEN. */
@@ -146,13 +174,13 @@ export class PublicTicketType {
   ticketId!: number;
   branchId!: number;
 
-  @Field(() => String, { description: 'Number shown to the customer.' })
+  @TicketField()
   number!: string;
 
   @Field(() => TicketStatusValue, { description: 'Where the order is.' })
   status!: TicketStatusValue;
 
-  @Field(() => String, { description: 'Display text of the status, in the language asked for.' })
+  @TicketField()
   statusText!: string;
 
   @Field(() => String, { description: 'The venue’s name.' })
@@ -167,7 +195,7 @@ export class PublicTicketType {
   @Field(() => String, { description: 'The venue’s IANA time zone, for showing times.' })
   timezone!: string;
 
-  @Field(() => Int, { description: 'Alerts so far: the ready alert and each ring.' })
+  @TicketField()
   ringCount!: number;
 
   @Field(() => Boolean, { description: 'The customer allowed alerts on the page.' })
@@ -191,19 +219,19 @@ export class PublicTicketType {
   @Field(() => Date, { nullable: true, description: 'When the customer first opened the page.' })
   linkedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'When it became ready; null until then.' })
+  @TicketField()
   readyAt!: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'When it was collected; null unless collected.' })
+  @TicketField()
   collectedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'When it was cancelled; null unless cancelled.' })
+  @TicketField()
   cancelledAt!: Date | null;
 
-  @Field(() => Date, { description: 'When it was created.' })
+  @TicketField()
   createdAt!: Date;
 
-  @Field(() => Date, { description: 'When it last changed.' })
+  @TicketField()
   updatedAt!: Date;
 }
 

@@ -13,7 +13,7 @@ export { VenueRoles, type VenueAction } from './venue-roles';
 export { VENUE_AUDIT } from './venue-audit';
 export { VenueManagement, FIRST_PLAN, type VenueManagementPorts } from './venue-management.service';
 export { VenueMembers, INVITATION_DAYS, type VenueMembersPorts } from './venue-members.service';
-export { VenueManagementResolver } from './venue-management.resolver';
+export { VenueAuditLogResolver, VenueManagementResolver } from './venue-management.resolver';
 export { VenueMembersResolver } from './venue-members.resolver';
 export { BranchType, VenueType, toBranchType, toVenueType } from './venue.type';
 export { UserReference } from './venue-management.type';

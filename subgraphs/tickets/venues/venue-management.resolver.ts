@@ -1,6 +1,6 @@
 import { Arg, Directive, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { AssumedSize, SlicedBy } from '../../../common/cost.graphql';
-import { AuditAfterArg, AuditFirstArg, auditPage } from '../../../common/audit.graphql';
+import { AssumedSize } from '../../../common/cost.graphql';
+import { auditLogResolver } from '../../../common/audit.graphql';
 import {
   AuditLogPageType,
   CreateBranchInput,
@@ -68,23 +68,6 @@ export class VenueManagementResolver {
     }));
   }
 
-  @SlicedBy('first', ['items'])
-  @FieldResolver(() => AuditLogPageType, {
-    description: 'Every management change of the venue, newest first. Owners and managers.',
-  })
-  auditLog(
-    @Root() venue: VenueType,
-    @AuditFirstArg() first: number,
-    @AuditAfterArg() after: string | null | undefined,
-  ): Promise<AuditLogPageType> {
-    return auditPage(
-      first,
-      after,
-      (size, before) => this.management.auditLog(Number(venue.id), size, before),
-      (id) => ({ id: String(id) }),
-    );
-  }
-
   @Directive('@inaccessible')
   @Mutation(() => Boolean, {
     description: 'Keeps a plan change billing made in the venue’s audit log; hidden from the public graph.',
@@ -149,3 +132,11 @@ export class VenueManagementResolver {
     return toVenueType(await this.management.setWaitAlert(input));
   }
 }
+
+/** `Venue.auditLog`, read through VenueManagement, which lets owners and managers read it. */
+export const VenueAuditLogResolver = auditLogResolver({
+  owner: VenueType,
+  page: AuditLogPageType,
+  description: 'Every management change of the venue, newest first. Owners and managers.',
+  user: (_venue, id) => ({ id: String(id) }),
+});
