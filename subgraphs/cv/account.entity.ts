@@ -1,4 +1,5 @@
-import { BigIntType, BlobType, Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { BigIntType, Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { ApiKeyColumns, type ApiKeyTable } from '../../common/api-key-store';
 
 /** A business that may own templates; its accounts see them beside the platform's. */
 @Entity({ tableName: 'companies' })
@@ -41,29 +42,13 @@ export class Account {
 
 /** An account's API key for `X-API-Key`; only its SHA-256 is stored, the key is shown once. */
 @Entity({ tableName: 'account_api_keys' })
-export class AccountApiKey {
-  @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
-  id!: number;
-
+export class AccountApiKey extends ApiKeyColumns {
   @Property({ type: new BigIntType('number') })
   accountId!: number;
-
-  @Property({ type: 'text' })
-  name!: string;
-
-  /** Leading characters of the key, so an operator can tell keys apart without the secret. */
-  @Property({ type: 'text' })
-  prefix!: string;
-
-  @Property({ type: BlobType, hidden: true })
-  keyHash!: Buffer;
-
-  @Property({ type: 'timestamptz', nullable: true })
-  lastUsedAt: Date | null = null;
-
-  @Property({ type: 'timestamptz', nullable: true })
-  revokedAt: Date | null = null;
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date & Opt = new Date();
 }
+
+/** Where the cv subgraph keeps its accounts' keys. */
+export const ACCOUNT_KEYS: ApiKeyTable<AccountApiKey> = {
+  entity: AccountApiKey,
+  table: 'cv.account_api_keys',
+};

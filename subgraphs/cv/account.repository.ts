@@ -1,7 +1,7 @@
 import type { Dictionary, EntityDictionary, RequiredEntityData } from '@mikro-orm/core';
-import { touchApiKey } from '../../common/api-keys';
+import { ApiKeyStore } from '../../common/api-key-store';
 import type { EntityManager } from '../../common/database';
-import { Account, AccountApiKey, Company } from './account.entity';
+import { ACCOUNT_KEYS, Account, AccountApiKey, Company } from './account.entity';
 
 /** An unrevoked key with the account it belongs to. */
 export interface ActiveAccountKey {
@@ -16,7 +16,11 @@ export interface ActiveAccountKey {
 
 /** Companies, accounts and their API keys: `cv.companies`, `cv.accounts`, `cv.account_api_keys`. */
 export class AccountRepository {
-  constructor(private readonly em: EntityManager) {}
+  private readonly keys: ApiKeyStore<AccountApiKey>;
+
+  constructor(private readonly em: EntityManager) {
+    this.keys = new ApiKeyStore(em, ACCOUNT_KEYS);
+  }
 
   async createCompany(values: RequiredEntityData<Company>): Promise<Company> {
     const company = this.em.create(Company, values);
@@ -77,7 +81,7 @@ export class AccountRepository {
   }
 
   findKey(id: number): Promise<AccountApiKey | null> {
-    return this.em.findOne(AccountApiKey, { id });
+    return this.keys.find(id);
   }
 
   /** The account's newest `limit` keys, revoked ones too. */
@@ -103,9 +107,9 @@ export class AccountRepository {
     });
   }
 
-  /** Writes the changes made to a key this repository returned. */
-  async saveKey(apiKey: AccountApiKey): Promise<void> {
-    await this.em.persist(apiKey).flush();
+  /** Revokes a key this repository returned; false when it was revoked already (it keeps that time). */
+  revokeKey(apiKey: AccountApiKey): Promise<boolean> {
+    return this.keys.revoke(apiKey);
   }
 
   /**
@@ -114,23 +118,21 @@ export class AccountRepository {
    * (`me`, every CV check) is answered without a second query.
    */
   async findActiveKeyByHash(keyHash: Buffer): Promise<ActiveAccountKey | null> {
-    const [row] = await this.em.execute<
-      (Dictionary & {
+    const row = await this.keys.findLive<
+      Dictionary & {
         key_id: string;
         key_name: string;
         key_prefix: string;
         key_last_used_at: Date | null;
         key_created_at: Date;
-      })[]
-    >(
+      }
+    >(keyHash, {
       // Every column of the account (no account column starts with `key_`), so the entity is whole.
-      `select a.*, k.id as key_id, k.name as key_name, k.prefix as key_prefix,
-              k.last_used_at as key_last_used_at, k.created_at as key_created_at
-         from cv.account_api_keys k join cv.accounts a on a.id = k.account_id
-        where k.key_hash = ? and k.revoked_at is null`,
-      [keyHash],
-    );
-    if (row === undefined) return null;
+      columns: `a.*, k.id as key_id, k.name as key_name, k.prefix as key_prefix,
+              k.last_used_at as key_last_used_at, k.created_at as key_created_at`,
+      join: 'join cv.accounts a on a.id = k.account_id',
+    });
+    if (row === null) return null;
     const { key_id, key_name, key_prefix, key_last_used_at, key_created_at, ...columns } = row;
     // The row as Postgres gives it (bigints as text, column names): `map` converts it as a find would.
     const account = this.em.map(Account, columns as EntityDictionary<Account>);
@@ -145,8 +147,8 @@ export class AccountRepository {
     };
   }
 
-  /** Records the key's use (at most once a minute, see touchApiKey). */
+  /** Records the key's use (at most once a minute, see common/api-key-store.ts). */
   touchKey(keyId: number): Promise<void> {
-    return touchApiKey(this.em, 'cv.account_api_keys', keyId);
+    return this.keys.touch(keyId);
   }
 }

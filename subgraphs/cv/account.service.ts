@@ -176,10 +176,8 @@ export class AccountService {
 
   /** Revoking twice keeps the first time, and the log keeps the one revocation. */
   private async revoke(apiKey: AccountApiKey, actor: Actor): Promise<AccountApiKey> {
-    if (apiKey.revokedAt !== null && apiKey.revokedAt !== undefined) return apiKey;
-    apiKey.revokedAt = new Date();
-    await this.accounts.saveKey(apiKey);
-    await this.record(apiKey.accountId, actor, 'api_key.revoked', `api_key:${apiKey.id}`);
+    if (await this.accounts.revokeKey(apiKey))
+      await this.record(apiKey.accountId, actor, 'api_key.revoked', `api_key:${apiKey.id}`);
     return apiKey;
   }
 

@@ -1,39 +1,33 @@
 import { Directive, Field, ID, InputType, ObjectType } from 'type-graphql';
+import { ApiKeyField, apiKeyFieldsOf } from '../../common/api-key.graphql';
 import { auditGraphTypes } from '../../common/audit.graphql';
 import type { Account, AccountApiKey } from './account.entity';
 import type { RequestKey } from './account.service';
 
 @ObjectType('AccountApiKey', { description: 'An API key of a CV account (X-API-Key); never the key itself.' })
 export class AccountApiKeyType {
-  @Field(() => ID, { description: 'The key’s id, for revokeAccountApiKey.' })
+  @ApiKeyField.id('revokeAccountApiKey')
   id!: string;
 
-  @Field(() => String, { description: 'The name it was issued with.' })
+  @ApiKeyField.name()
   name!: string;
 
   @Field(() => String, { description: 'Leading characters of the key.' })
   prefix!: string;
 
-  @Field(() => Date, { nullable: true, description: 'Its last request, to the minute; null if never used.' })
+  @ApiKeyField.lastUsedAt()
   lastUsedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'When it was revoked; null while it works.' })
+  @ApiKeyField.revokedAt()
   revokedAt!: Date | null;
 
-  @Field(() => Date, { description: 'When it was issued.' })
+  @ApiKeyField.createdAt()
   createdAt!: Date;
 }
 
 export function toAccountApiKeyType(key: AccountApiKey | RequestKey): AccountApiKeyType {
-  return {
-    id: String(key.id),
-    name: key.name,
-    prefix: key.prefix,
-    lastUsedAt: key.lastUsedAt,
-    // A request's key works, or the request would have been refused.
-    revokedAt: 'revokedAt' in key ? key.revokedAt : null,
-    createdAt: key.createdAt,
-  };
+  // A request's key works, or the request would have been refused.
+  return apiKeyFieldsOf('revokedAt' in key ? key : { ...key, revokedAt: null });
 }
 
 /** A CV account; billing adds its plan, subscription and usage. */
