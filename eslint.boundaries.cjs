@@ -56,7 +56,10 @@ const LAYERED_FOLDERS = {
 
   // gateway: filled in by the gateway's split
 
-  // subgraphs/cv: filled in by the CV subgraph's split
+  'subgraphs/cv': {
+    folders: ['render', 'json-resume', 'accounts', 'templates', 'cvs', 'exports'],
+    roots: ['cv.subgraph.ts', 'main.ts'],
+  },
 };
 
 const FOLDER_ZONES = Object.entries(LAYERED_FOLDERS).flatMap(([area, { folders, roots }]) => {

@@ -23,7 +23,7 @@ export interface RenderInput {
   watermark: boolean;
 }
 
-/** The types photo.ts stores; anything else would be an unknown thing in a data: URI. */
+/** The types cvs/photo.ts stores; anything else would be an unknown thing in a data: URI. */
 const PHOTO_TYPES = new Set<string>(PHOTO_TYPE_LIST);
 
 interface Context {
