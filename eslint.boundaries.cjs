@@ -59,7 +59,10 @@ const LAYERED_FOLDERS = {
     roots: ['gateway.ts', 'main.ts'],
   },
 
-  // subgraphs/cv: filled in by the CV subgraph's split
+  'subgraphs/cv': {
+    folders: ['render', 'json-resume', 'accounts', 'templates', 'cvs', 'exports'],
+    roots: ['cv.subgraph.ts', 'main.ts'],
+  },
 };
 
 const FOLDER_ZONES = Object.entries(LAYERED_FOLDERS).flatMap(([area, { folders, roots }]) => {

@@ -74,11 +74,6 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 80 }] },
   },
   {
-    // removed when the CV split lands: cvDescriptions (93 lines) and renderCvHtml (81) are split there.
-    files: ['rest-adapter/cv/cv.openapi.ts', 'subgraphs/cv/render/document.ts'],
-    rules: { 'max-lines-per-function': 'off' },
-  },
-  {
     files: ['**/*.spec.ts', 'test/**/*.ts'],
     rules: { '@typescript-eslint/unbound-method': 'off' },
   },

@@ -4,7 +4,7 @@ import { CV_GET } from '../rest-adapter/cv/cv.operations';
 import { SECTION_KEYS } from '../contracts/cv/cv.payload';
 // test/ is outside tsconfig.build.json's include, but tsc still emits a file the build imports,
 // so the bench fills the CV with the very payload the e2e tests call full.
-import { fullCvPayload } from '../subgraphs/cv/sample-cv';
+import { fullCvPayload } from '../subgraphs/cv/render/sample-cv';
 import { startStack } from '../tools/stack';
 import { admin, benchEnv } from './bench-stack';
 import { flag, load, type HttpCall, type LoadResult } from './load';

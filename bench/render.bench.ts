@@ -12,7 +12,7 @@ import {
   rendererOptionsFrom,
   type RendererOptions,
 } from '../subgraphs/cv/render/renderer';
-import { fullCvPayload } from '../subgraphs/cv/sample-cv';
+import { fullCvPayload } from '../subgraphs/cv/render/sample-cv';
 import { flag, percentile } from './load';
 
 /**

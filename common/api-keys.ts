@@ -1,9 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { EntityManager } from './database';
 
 /** Leading characters kept in clear, so an operator can tell keys apart without the secret. */
 const SHOWN_PREFIX_LENGTH = 11;
-const TOUCH_INTERVAL_MS = 60_000;
 
 /**
  * Only this is stored of a secret shown once: an API key, a session token, a mailed link's token.
@@ -27,25 +25,4 @@ export function newSecret(tag: string): string {
 export function newApiKey(tag: string, preset?: string): { key: string; prefix: string; hash: Buffer } {
   const key = preset ?? `${tag}${randomBytes(24).toString('base64url')}`;
   return { key, prefix: key.slice(0, SHOWN_PREFIX_LENGTH), hash: hashApiKey(key) };
-}
-
-/** When this process last wrote last_used_at of a key; the SQL below re-checks across replicas. */
-const lastTouched = new Map<string, number>();
-
-/** Records a key's use without a write per request: at most once a minute per key and process. */
-export async function touchApiKey(
-  em: EntityManager,
-  table: 'tickets.api_keys' | 'cv.account_api_keys',
-  keyId: number,
-): Promise<void> {
-  const slot = `${table}:${keyId}`;
-  const now = Date.now();
-  if (now - (lastTouched.get(slot) ?? 0) < TOUCH_INTERVAL_MS) return;
-  lastTouched.set(slot, now);
-  if (lastTouched.size > 10_000) lastTouched.clear();
-  await em.execute(
-    `update ${table} set last_used_at = now()
-      where id = ? and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
-    [keyId],
-  );
 }

@@ -28,12 +28,12 @@ const eslint = new ESLint({
   ],
 });
 
-/** The boundary messages lint gives a file at `path` that imports `from` (a type of it, if `typeOnly`). */
-async function verdict(path: string, from: string, typeOnly = false): Promise<string[]> {
-  const probe = typeOnly
-    ? `import type { Probe } from '${from}';\nexport type { Probe };\n`
+/** The boundary messages lint gives a file at `path` that imports `from` (only its types, with `types`). */
+async function verdict(path: string, from: string, types = false): Promise<string[]> {
+  const source = types
+    ? `import type * as probe from '${from}';\nexport type { probe };\n`
     : `import * as probe from '${from}';\nexport { probe };\n`;
-  const [result] = await eslint.lintText(probe, { filePath: `${projectRoot()}/${path}` });
+  const [result] = await eslint.lintText(source, { filePath: `${projectRoot()}/${path}` });
   return (result?.messages ?? []).map((message) => message.message);
 }
 
@@ -48,7 +48,7 @@ describe('the dependency rule, as lint enforces it', () => {
     ['a domain importing a door', 'subgraphs/tickets/probe.ts', '../../rest-adapter/http-errors'],
     ['a domain importing another', 'subgraphs/cv/probe.ts', '../billing/subscription.service'],
     ['a domain importing tools', 'subgraphs/billing/probe.ts', '../../tools/stack'],
-    ['contracts importing a domain', 'contracts/cv/probe.ts', '../../subgraphs/cv/photo'],
+    ['contracts importing a domain', 'contracts/cv/probe.ts', '../../subgraphs/cv/cvs/photo'],
     ['common importing contracts', 'common/probe.ts', '../contracts/tickets/ticket.limits'],
     ['code outside tests importing test/', 'tools/probe.ts', '../test/support/wait'],
     [
@@ -95,7 +95,7 @@ describe('the dependency rule, as lint enforces it', () => {
       '../../contracts/tickets/ticket.resource',
     ],
     ['a domain importing a contract', 'subgraphs/tickets/probe.ts', '../../contracts/tickets/live-event'],
-    ['a domain importing its own files', 'subgraphs/cv/probe.ts', './cv.service'],
+    ['a domain importing its own files', 'subgraphs/cv/cvs/probe.ts', './cv.service'],
     ['a subgraph folder importing its own files', 'subgraphs/tickets/tickets/probe.ts', './ticket.entity'],
     ['a subgraph folder importing a lower folder’s index', 'subgraphs/tickets/events/probe.ts', '../tickets'],
     ['the root module importing a folder', 'subgraphs/tickets/probe.ts', './venues'],
@@ -104,13 +104,62 @@ describe('the dependency rule, as lint enforces it', () => {
     ['the gateway’s root module importing a folder', 'gateway/probe.ts', './door'],
     ['tools importing a gateway folder’s internals', 'tools/probe.ts', '../gateway/explorer/explorer-bundle'],
     ['contracts importing common', 'contracts/cv/probe.ts', '../../common/patterns'],
-    ['tools importing a domain', 'tools/probe.ts', '../subgraphs/cv/cv.service'],
+    ['tools importing a domain', 'tools/probe.ts', '../subgraphs/cv/cvs/cv.service'],
     [
       'tools importing a subgraph folder’s internals',
       'tools/probe.ts',
       '../subgraphs/tickets/venues/venue.entity',
     ],
     ['a spec beside the code using test helpers', 'subgraphs/cv/probe.spec.ts', '../../test/support/wait'],
+  ])('lets %s through', async (_case, path, from) => {
+    expect(await verdict(path, from)).toEqual([]);
+  });
+});
+
+describe('the CV subgraph’s folders, as lint enforces them', () => {
+  // Lowest first: render < json-resume < accounts < templates < cvs < exports.
+  it.each([
+    ['render importing a folder above it', 'subgraphs/cv/render/probe.ts', '../accounts'],
+    ['accounts importing cvs, above it', 'subgraphs/cv/accounts/probe.ts', '../cvs'],
+    [
+      'templates importing exports, above it',
+      'subgraphs/cv/templates/probe.ts',
+      '../exports/cv-export.service',
+    ],
+    ['json-resume importing cvs, above it', 'subgraphs/cv/json-resume/probe.ts', '../cvs'],
+    ['exports importing a sibling’s insides', 'subgraphs/cv/exports/probe.ts', '../cvs/cv.service'],
+    ['cvs importing a lower folder’s insides', 'subgraphs/cv/cvs/probe.ts', '../accounts/account.entity'],
+    ['a folder importing the root module', 'subgraphs/cv/exports/probe.ts', '../cv.subgraph'],
+    ['a spec inside a folder importing the root module', 'subgraphs/cv/cvs/probe.spec.ts', '../cv.subgraph'],
+    ['a spec inside a folder importing the process', 'subgraphs/cv/render/probe.spec.ts', '../main'],
+  ])('refuses %s', async (_case, path, from) => {
+    const messages = await verdict(path, from);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/restricted zone/);
+  });
+
+  it.each([
+    ['accounts importing cvs', 'subgraphs/cv/accounts/probe.ts', '../cvs'],
+    ['templates importing a sibling’s insides', 'subgraphs/cv/templates/probe.ts', '../accounts/cv-access'],
+    ['a folder importing the root module', 'subgraphs/cv/cvs/probe.ts', '../cv.subgraph'],
+  ])('refuses %s with a type-only import too', async (_case, path, from) => {
+    const messages = await verdict(path, from, true);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/restricted zone/);
+  });
+
+  it.each([
+    ['exports importing a lower folder’s index', 'subgraphs/cv/exports/probe.ts', '../cvs'],
+    ['cvs importing json-resume’s index', 'subgraphs/cv/cvs/probe.ts', '../json-resume'],
+    ['templates importing render’s index', 'subgraphs/cv/templates/probe.ts', '../render'],
+    ['a folder importing its own files', 'subgraphs/cv/accounts/probe.ts', './account.entity'],
+    ['the root module importing a folder', 'subgraphs/cv/probe.ts', './exports'],
+    ['tools importing a folder’s internals', 'tools/probe.ts', '../subgraphs/cv/render/renderer'],
+    [
+      'a spec inside a folder using test helpers',
+      'subgraphs/cv/cvs/probe.spec.ts',
+      '../../../test/support/database',
+    ],
   ])('lets %s through', async (_case, path, from) => {
     expect(await verdict(path, from)).toEqual([]);
   });

@@ -2,7 +2,7 @@ import { hashApiKey } from '../common/api-keys';
 import type { Config } from '../common/config';
 import { migrateSchema, openSchema, type EntityManager } from '../common/database';
 import { ensureDatabase } from '../common/postgres';
-import { fullCvPayload } from '../subgraphs/cv/sample-cv';
+import { fullCvPayload } from '../subgraphs/cv/render';
 import type { Logger } from '../common/logger';
 import { cvServices, cvSubgraph } from '../subgraphs/cv/cv.subgraph';
 import { billingServices, billingSubgraph } from '../subgraphs/billing/billing.subgraph';

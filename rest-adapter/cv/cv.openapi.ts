@@ -74,21 +74,11 @@ export interface CvDescriptions {
   ifNoneMatch: object;
 }
 
-/** The descriptions' pieces for the configured limits. */
-export function cvDescriptions({
-  policies,
-  renderTimeoutMs,
-}: Omit<CvOpenApiSettings, 'publicBaseUrl'>): CvDescriptions {
-  // The limiter answers for every CV path before its route runs, refusals included.
-  const limited = { ...rateLimitHeaders(policies.cv), ...requestIdHeader() };
-  const { ok, error } = responses(limited, 'Error');
-  const perAccount = `${policies.cv.quota} requests ${perWindow(policies.cv.windowSeconds)}`;
-  const bodyError = (description: string) => ({
-    description,
-    headers: requestIdHeader(),
-    ...json(ref('Error')),
-  });
-  const cacheHeaders = (cacheControl: string, vary?: string): Headers => ({
+type ErrorAnswer = CvDescriptions['error'];
+
+/** An answer's caching headers: its strong ETag, its Cache-Control and, when it varies, Vary. */
+function cacheHeaders(cacheControl: string, vary?: string): Headers {
+  return {
     ETag: {
       description: 'A strong tag of the body’s bytes; send it back in If-None-Match.',
       required: true,
@@ -98,9 +88,12 @@ export function cvDescriptions({
     ...(vary === undefined
       ? {}
       : { Vary: { description: vary, required: true, schema: { type: 'string' } } }),
-  });
-  const acceptLanguage = { $ref: '#/components/parameters/AcceptLanguage' };
-  const authErrors = {
+  };
+}
+
+/** The answers every keyed route may give (CvDescriptions.authErrors). */
+function authErrorsOf(error: ErrorAnswer, perAccount: string): Record<string, unknown> {
+  return {
     '401': error(
       'Missing, invalid or revoked X-API-Key: counted against the client address’s budget, which RateLimit then shows.',
     ),
@@ -111,6 +104,54 @@ export function cvDescriptions({
       retryAfter,
     ),
   };
+}
+
+/** The JSON parser's refusals, answered before the rate limiter: no budget headers. */
+function bodyErrorsOf(): Record<string, unknown> {
+  const bodyError = (description: string) => ({
+    description,
+    headers: requestIdHeader(),
+    ...json(ref('Error')),
+  });
+  return {
+    '400': bodyError('The body is not valid JSON.'),
+    '413': bodyError(`The body is larger than ${bytesInWords(JSON_BODY_LIMIT_BYTES)}.`),
+    '415': bodyError('The body’s character set or content encoding is not supported.'),
+  };
+}
+
+/** An export's own refusals: the plan's downloads, the export rate and the renderer. */
+function exportErrorsOf(
+  error: ErrorAnswer,
+  perAccount: string,
+  renderTimeoutMs: number,
+): Record<string, unknown> {
+  return {
+    '403': error('Another account’s CV, or the plan’s download_limit is reached (the message names it).'),
+    '429': error(
+      `More than ${EXPORTS_PER_MINUTE} exports a minute, or more than ${perAccount}.`,
+      'Error',
+      retryAfter,
+    ),
+    '503': error(
+      `The renderer is saturated or a render took over ${secondsInWords(renderTimeoutMs / 1000)}.`,
+      'Error',
+      retryAfter,
+    ),
+  };
+}
+
+/** The descriptions' pieces for the configured limits. */
+export function cvDescriptions({
+  policies,
+  renderTimeoutMs,
+}: Omit<CvOpenApiSettings, 'publicBaseUrl'>): CvDescriptions {
+  // The limiter answers for every CV path before its route runs, refusals included.
+  const limited = { ...rateLimitHeaders(policies.cv), ...requestIdHeader() };
+  const { ok, error } = responses(limited, 'Error');
+  const perAccount = `${policies.cv.quota} requests ${perWindow(policies.cv.windowSeconds)}`;
+  const acceptLanguage = { $ref: '#/components/parameters/AcceptLanguage' };
+  const authErrors = authErrorsOf(error, perAccount);
   const cvErrors = {
     '403': error('The CV belongs to another account.'),
     '404': error('No CV has this UUID (or it is not a UUID).'),
@@ -121,24 +162,8 @@ export function cvDescriptions({
     limited,
     publicLimited: { ...rateLimitHeaders(policies.public), ...requestIdHeader() },
     authErrors,
-    bodyErrors: {
-      '400': bodyError('The body is not valid JSON.'),
-      '413': bodyError(`The body is larger than ${bytesInWords(JSON_BODY_LIMIT_BYTES)}.`),
-      '415': bodyError('The body’s character set or content encoding is not supported.'),
-    },
-    exportErrors: {
-      '403': error('Another account’s CV, or the plan’s download_limit is reached (the message names it).'),
-      '429': error(
-        `More than ${EXPORTS_PER_MINUTE} exports a minute, or more than ${perAccount}.`,
-        'Error',
-        retryAfter,
-      ),
-      '503': error(
-        `The renderer is saturated or a render took over ${secondsInWords(renderTimeoutMs / 1000)}.`,
-        'Error',
-        retryAfter,
-      ),
-    },
+    bodyErrors: bodyErrorsOf(),
+    exportErrors: exportErrorsOf(error, perAccount, renderTimeoutMs),
     validation: (description) => ({
       '422': error(`${description} Or text no field takes: ${TEXT_RULE}`),
     }),

@@ -1,4 +1,3 @@
-import { CvRenderMetrics } from './render/render-metrics';
 import type { EntityManager } from '../../common/database';
 import type { RequestScope, SubgraphDefinition } from '../../common/subgraph';
 import { PHOTO_BODY_LIMIT } from '../../common/graphql-server';
@@ -8,29 +7,25 @@ import { RateBudgets } from '../../common/rate-budget';
 import { SubgraphClient } from '../../common/subgraph-call';
 import { AuditLog } from '../../common/audit-log';
 import { CLIENT_ADDRESS_HEADER, SESSION_USER_HEADER } from '../../contracts/identity/session';
-import { ACCOUNT_AUDIT } from './account-audit';
-import { Account, AccountApiKey, Company } from './account.entity';
-import { accountPlanClient } from './account-plan.client';
-import { AccountOpeningService } from './account-opening.service';
-import { AccountRepository } from './account.repository';
-import { AccountResolver } from './account.resolver';
-import { AccountService } from './account.service';
-import { CvUserType } from './account.type';
-import { CvAccess } from './cv-access';
-import { CvExportLinkService } from './cv-export-link.service';
-import { CvRepository } from './cv.repository';
-import { CvResolver } from './cv.resolver';
-import { CvExportResolver } from './cv-export.resolver';
-import { CvExportService } from './cv-export.service';
-import { CvService } from './cv.service';
-import { DownloadMeter } from './download-meter';
 import { PeopleClient } from '../../contracts/identity/people.client';
-import { CvRenderer, rendererOptionsFrom } from './render/renderer';
-import { Template } from './template.entity';
-import { TemplateRepository } from './template.repository';
-import { TemplateResolver } from './template.resolver';
-import { TemplateService } from './template.service';
-import { CvUserResolver } from './user.resolver';
+import { CvRenderer, CvRenderMetrics, rendererOptionsFrom } from './render';
+import {
+  Account,
+  ACCOUNT_AUDIT,
+  AccountApiKey,
+  AccountOpeningService,
+  accountPlanClient,
+  AccountRepository,
+  AccountResolver,
+  AccountService,
+  Company,
+  CvAccess,
+  CvUserResolver,
+  CvUserType,
+} from './accounts';
+import { Template, TemplateRepository, TemplateResolver, TemplateService } from './templates';
+import { CvRepository, CvResolver, CvService } from './cvs';
+import { CvExportLinkService, CvExportResolver, CvExportService, DownloadMeter } from './exports';
 
 interface CvShared {
   renderer: CvRenderer;

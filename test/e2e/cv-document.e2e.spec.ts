@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { fullCvPayload } from '../../subgraphs/cv/sample-cv';
+import { fullCvPayload } from '../../subgraphs/cv/render/sample-cv';
 import {
   admin,
   cvCaller,

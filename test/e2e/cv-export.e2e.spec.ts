@@ -1,4 +1,4 @@
-import { fullCvPayload } from '../../subgraphs/cv/sample-cv';
+import { fullCvPayload } from '../../subgraphs/cv/render/sample-cv';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { HitRecorder } from '../support/hit-recorder';
 import { pdfFonts, pdfInfo, pdfText } from '../support/pdf';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { fullCvPayload } from '../../subgraphs/cv/sample-cv';
+import { fullCvPayload } from '../../subgraphs/cv/render/sample-cv';
 import {
   cvCaller,
   newCvAccount,

@@ -8,7 +8,7 @@ import { ratePolicies, type CredentialBudgets } from '../../common/rate-budget';
 import { cvRoutes } from '../../rest-adapter/cv/cv.routes';
 import type { GraphClient } from '../../rest-adapter/graph-client';
 import { plansRoutes } from '../../rest-adapter/plans/plans.routes';
-import { fullCvPayload } from '../../subgraphs/cv/sample-cv';
+import { fullCvPayload } from '../../subgraphs/cv/render/sample-cv';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { newCvAccount, type Platform, platformTemplateId, startPlatform } from '../support/platform';
 import { awayFromWindowEdge } from '../support/wait';

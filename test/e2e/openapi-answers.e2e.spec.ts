@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
-import { fullCvPayload } from '../../subgraphs/cv/sample-cv';
+import { fullCvPayload } from '../../subgraphs/cv/render/sample-cv';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import {
   documentProblems,

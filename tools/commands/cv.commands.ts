@@ -1,8 +1,7 @@
 import { OPERATOR } from '../../common/audit-log';
 import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
 import { billingServices } from '../../subgraphs/billing/billing.subgraph';
-import type { Account } from '../../subgraphs/cv/account.entity';
-import { accountPlanClient } from '../../subgraphs/cv/account-plan.client';
+import { accountPlanClient, type Account } from '../../subgraphs/cv/accounts';
 import { cvServices } from '../../subgraphs/cv/cv.subgraph';
 import { TEMPLATE_CATEGORIES, TEMPLATE_LAYOUTS } from '../../contracts/cv/template.limits';
 

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { SECTION_KEYS, completeItem, type CvDocument } from '../../../contracts/cv/cv.payload';
-import { fullCvPayload, sampleCvDocument } from '../sample-cv';
-import { PLATFORM_TEMPLATES } from '../template.service';
+import { fullCvPayload, sampleCvDocument } from './sample-cv';
 import { DESIGNS, DESIGN_SLUGS, designFor, type DesignSlug } from './designs';
 import { renderCvHtml, sectionKeysInOrder, type RenderInput } from './document';
 import { formatDate, formatMonth } from './format';
@@ -195,18 +194,6 @@ describe('renderCvHtml', () => {
       expect(html).toContain(`data-theme="${DESIGNS[slug].defaults.theme}"`);
       expect(html).toContain(`:root{--accent:${DESIGNS[slug].defaults.primaryColor}}`);
     });
-  });
-
-  it('keeps the defaults of each design equal to its platform template', () => {
-    for (const template of PLATFORM_TEMPLATES) {
-      const design = designFor(template);
-      expect(design.slug).toBe(template.slug);
-      expect({
-        primary_color: design.defaults.primaryColor,
-        theme: design.defaults.theme,
-        font_family: design.defaults.fontFamily,
-      }).toEqual(template.defaultSettings);
-    }
   });
 
   it('draws a company template with the platform design of its layout', () => {

@@ -8,7 +8,7 @@ import {
   type SectionKey,
 } from '../../../contracts/cv/cv.payload';
 import { PHOTO_TYPES as PHOTO_TYPE_LIST } from '../../../contracts/cv/photo.limits';
-import { BASE_CSS, designFor, type CvTheme } from './designs';
+import { BASE_CSS, designFor, type CvTheme, type Design } from './designs';
 import { fontFaceCss, fontNeedsOf, type FontFamily } from './fonts';
 import { LABELS, formatDate, formatMonth, safeColour, type CvLabels, type CvLocale } from './format';
 import { DATE, MONTH } from '../../../common/patterns';
@@ -23,7 +23,7 @@ export interface RenderInput {
   watermark: boolean;
 }
 
-/** The types photo.ts stores; anything else would be an unknown thing in a data: URI. */
+/** The types cvs/photo.ts stores; anything else would be an unknown thing in a data: URI. */
 const PHOTO_TYPES = new Set<string>(PHOTO_TYPE_LIST);
 
 interface Context {
@@ -355,42 +355,20 @@ function pick<T extends string>(value: string | undefined, allowed: readonly T[]
   return (allowed as readonly string[]).includes(value ?? '') ? (value as T) : fallback;
 }
 
-/**
- * The CV as one self-contained HTML5 document: PDF export (Chromium prints it), HTML export, the
- * share page and template previews are all this. Nothing in it refers outside itself: fonts and
- * photo are data: URIs, every user value is escaped, and the only user value in CSS is a colour
- * that passed a strict pattern.
- */
-export function renderCvHtml(input: RenderInput): string {
-  const { document } = input;
-  const locale: CvLocale = document.locale === 'ar' ? 'ar' : 'en';
-  const design = designFor(input.template);
+function contextOf(locale: CvLocale): Context {
   const bdi = isolate(locale);
-  const ctx: Context = {
-    locale,
-    dir: locale === 'ar' ? 'rtl' : 'ltr',
-    labels: LABELS[locale],
-    bdi,
-    lines: linesOf(bdi),
-  };
-  const settings = document.settings ?? {};
-  const accent = safeColour(settings.primary_color) ?? design.defaults.primaryColor;
-  const theme = pick<CvTheme>(settings.theme, CV_THEMES, design.defaults.theme);
-  const family = pick<FontFamily>(settings.font_family, CV_FONT_FAMILIES, design.defaults.fontFamily);
+  return { locale, dir: locale === 'ar' ? 'rtl' : 'ltr', labels: LABELS[locale], bdi, lines: linesOf(bdi) };
+}
 
-  const name = present(document.personal.full_name);
-  const heading = name ?? present(document.title) ?? '';
-  const jobTitle = present(document.personal.job_title);
+/** The summary and each shown section in order, each in the main story or in the design's aside. */
+function storyParts(document: CvDocument, design: Design, ctx: Context): { main: Html[]; aside: Html[] } {
   const summary = present(document.personal.summary);
-  const contact = contactLines(document, ctx);
-  const photo = photoHtml(input.photo, heading);
-
   const customs = new Map(document.custom_sections.map((entry) => [entry.key, entry]));
   const asideKeys = new Set<string>(design.asideSections);
-  const mainParts: Html[] = [];
-  const asideParts: Html[] = [];
+  const main: Html[] = [];
+  const aside: Html[] = [];
   if (summary !== null) {
-    mainParts.push(
+    main.push(
       section(
         'data-block',
         'summary',
@@ -407,30 +385,72 @@ export function renderCvHtml(input: RenderInput): string {
         ? null
         : customSection(custom, ctx);
     if (html === null) continue;
-    (asideKeys.has(key) ? asideParts : mainParts).push(html);
+    (asideKeys.has(key) ? aside : main).push(html);
   }
+  return { main, aside };
+}
 
-  const inAside = design.aside !== 'none';
-  const header =
+/** What the header shows of the person, and where the design puts their photo and contact lines. */
+interface Identity {
+  /** The name, or the CV's title without one. */
+  heading: string;
+  jobTitle: string | null;
+  photo: Html | null;
+  contact: ContactLine[];
+}
+
+function headerHtml(design: Design, ctx: Context, { heading, jobTitle, photo, contact }: Identity): Html {
+  return (
     `<header class="head">${design.photoIn === 'header' && photo !== null ? photo : ''}` +
-    `<div class="identity"><h1 class="name">${bdi(heading)}</h1>` +
-    `${jobTitle === null ? '' : `<p class="role">${bdi(jobTitle)}</p>`}` +
-    `${design.contactIn === 'header' ? headerContact(contact) : ''}</div></header>`;
+    `<div class="identity"><h1 class="name">${ctx.bdi(heading)}</h1>` +
+    `${jobTitle === null ? '' : `<p class="role">${ctx.bdi(jobTitle)}</p>`}` +
+    `${design.contactIn === 'header' ? headerContact(contact) : ''}</div></header>`
+  );
+}
+
+/** A free plan's mark: diagonal across each page, and in words at its foot. */
+function watermarkHtml(ctx: Context): Html {
+  return (
+    `<div class="watermark" aria-hidden="true"><span>${escapeHtml(ctx.labels.watermark)}</span></div>` +
+    `<p class="watermark-line">${escapeHtml(ctx.labels.watermark)}</p>`
+  );
+}
+
+/**
+ * The CV as one self-contained HTML5 document: PDF export (Chromium prints it), HTML export, the
+ * share page and template previews are all this. Nothing in it refers outside itself: fonts and
+ * photo are data: URIs, every user value is escaped, and the only user value in CSS is a colour
+ * that passed a strict pattern.
+ */
+export function renderCvHtml(input: RenderInput): string {
+  const { document } = input;
+  const locale: CvLocale = document.locale === 'ar' ? 'ar' : 'en';
+  const design = designFor(input.template);
+  const ctx = contextOf(locale);
+  const settings = document.settings ?? {};
+  const accent = safeColour(settings.primary_color) ?? design.defaults.primaryColor;
+  const theme = pick<CvTheme>(settings.theme, CV_THEMES, design.defaults.theme);
+  const family = pick<FontFamily>(settings.font_family, CV_FONT_FAMILIES, design.defaults.fontFamily);
+
+  const heading = present(document.personal.full_name) ?? present(document.title) ?? '';
+  const contact = contactLines(document, ctx);
+  const photo = photoHtml(input.photo, heading);
+  const story = storyParts(document, design, ctx);
+  const jobTitle = present(document.personal.job_title);
+  const header = headerHtml(design, ctx, { heading, jobTitle, photo, contact });
   const asideContent = [
     design.photoIn === 'aside' ? photo : null,
     design.contactIn === 'aside' ? asideContact(ctx.labels.contact, contact) : null,
-    ...asideParts,
+    ...story.aside,
   ].filter((part): part is Html => part !== null);
   const body =
-    `<main class="main">${mainParts.join('')}</main>` +
-    (inAside && asideContent.length > 0 ? `<aside class="side">${asideContent.join('')}</aside>` : '');
-  const watermark = input.watermark
-    ? `<div class="watermark" aria-hidden="true"><span>${escapeHtml(ctx.labels.watermark)}</span></div>` +
-      `<p class="watermark-line">${escapeHtml(ctx.labels.watermark)}</p>`
-    : '';
+    `<main class="main">${story.main.join('')}</main>` +
+    (design.aside !== 'none' && asideContent.length > 0
+      ? `<aside class="side">${asideContent.join('')}</aside>`
+      : '');
   const sheet =
     `<div class="sheet"><div class="backdrop" aria-hidden="true"><div class="side-fill"></div>` +
-    `<div class="strip"></div></div>${header}${body}</div>${watermark}`;
+    `<div class="strip"></div></div>${header}${body}</div>${input.watermark ? watermarkHtml(ctx) : ''}`;
 
   const fonts = fontFaceCss(fontNeedsOf(family, locale, `${heading}${sheet}`));
   return (

@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import { loadConfig } from '../../../common/config';
 import { pdfFonts, pdfInfo, pdfText } from '../../../test/support/pdf';
 import { SECTION_KEYS, type CvDocument } from '../../../contracts/cv/cv.payload';
-import { sampleCvDocument } from '../sample-cv';
+import { sampleCvDocument } from './sample-cv';
 import { DESIGNS, DESIGN_SLUGS, type DesignSlug } from './designs';
 import { renderCvHtml, type RenderInput } from './document';
 import { LABELS } from './format';

@@ -2,16 +2,17 @@ import { Field, ID, InputType, ObjectType } from 'type-graphql';
 import { BranchType, UserReference } from '../venues';
 import { TICKET_SCOPES } from './api-key.entity';
 import type { VenueApiKey } from './api-key.repository';
+import { ApiKeyField, apiKeyFieldsOf } from '../../../common/api-key.graphql';
 import { AssumedSize } from '../../../common/cost.graphql';
 
 @ObjectType('VenueApiKey', {
   description: 'An API key of one of the venue’s branches; never the key itself.',
 })
 export class VenueApiKeyType {
-  @Field(() => ID, { description: 'The key’s id, for revokeApiKey.' })
+  @ApiKeyField.id('revokeApiKey')
   id!: string;
 
-  @Field(() => String, { description: 'The name it was issued with.' })
+  @ApiKeyField.name()
   name!: string;
 
   @Field(() => String, { description: 'Its first 11 characters, to tell keys apart.' })
@@ -30,27 +31,22 @@ export class VenueApiKeyType {
   })
   createdBy!: UserReference | null;
 
-  @Field(() => Date, { nullable: true, description: 'Its last request, to the minute; null if never used.' })
+  @ApiKeyField.lastUsedAt()
   lastUsedAt!: Date | null;
 
-  @Field(() => Date, { nullable: true, description: 'When it was revoked; null while it works.' })
+  @ApiKeyField.revokedAt()
   revokedAt!: Date | null;
 
-  @Field(() => Date, { description: 'When it was issued.' })
+  @ApiKeyField.createdAt()
   createdAt!: Date;
 }
 
 export function toVenueApiKeyType(key: VenueApiKey, branches: Map<number, BranchType>): VenueApiKeyType {
   return {
-    id: String(key.id),
-    name: key.name,
-    prefix: key.prefix,
+    ...apiKeyFieldsOf(key),
     scopes: key.scopes,
     branch: branches.get(key.branchId) ?? { id: String(key.branchId), name: '', venueId: 0 },
     createdBy: key.createdByUserId === null ? null : { id: String(key.createdByUserId) },
-    lastUsedAt: key.lastUsedAt,
-    revokedAt: key.revokedAt,
-    createdAt: key.createdAt,
   };
 }
 

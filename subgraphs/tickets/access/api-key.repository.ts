@@ -1,6 +1,6 @@
-import { touchApiKey } from '../../../common/api-keys';
+import { ApiKeyStore } from '../../../common/api-key-store';
 import type { EntityManager } from '../../../common/database';
-import { ApiKey, type TicketScope } from './api-key.entity';
+import { ApiKey, BRANCH_KEYS, type TicketScope } from './api-key.entity';
 
 export interface VenueApiKey {
   id: number;
@@ -37,7 +37,11 @@ export interface LiveApiKey {
 
 /** Branches' API keys. */
 export class ApiKeyRepository {
-  constructor(private readonly em: EntityManager) {}
+  private readonly store: ApiKeyStore<ApiKey>;
+
+  constructor(private readonly em: EntityManager) {
+    this.store = new ApiKeyStore(em, BRANCH_KEYS);
+  }
 
   async create(fields: NewApiKey): Promise<ApiKey> {
     const apiKey = this.em.create(ApiKey, fields);
@@ -46,26 +50,27 @@ export class ApiKeyRepository {
   }
 
   find(id: number): Promise<ApiKey | null> {
-    return this.em.findOne(ApiKey, { id });
+    return this.store.find(id);
   }
 
-  /** Writes what changed on a key this repository loaded. */
-  async save(apiKey: ApiKey): Promise<void> {
-    await this.em.persist(apiKey).flush();
+  /** Revokes a key this repository loaded; a second revocation keeps the first time. */
+  async revoke(apiKey: ApiKey): Promise<void> {
+    await this.store.revoke(apiKey);
   }
 
   /** The unrevoked key with this hash, or null. */
   async findLiveByHash(keyHash: Buffer): Promise<LiveApiKey | null> {
-    const rows = await this.em.execute<
-      { id: string; branch_id: string; venue_id: string; scopes: TicketScope[]; kind: string }[]
-    >(
-      `select k.id, k.branch_id, b.venue_id, k.scopes, k.kind
-         from tickets.api_keys k join tickets.branches b on b.id = k.branch_id
-        where k.key_hash = ? and k.revoked_at is null`,
-      [keyHash],
-    );
-    const row = rows[0];
-    if (row === undefined) return null;
+    const row = await this.store.findLive<{
+      id: string;
+      branch_id: string;
+      venue_id: string;
+      scopes: TicketScope[];
+      kind: string;
+    }>(keyHash, {
+      columns: 'k.id, k.branch_id, b.venue_id, k.scopes, k.kind',
+      join: 'join tickets.branches b on b.id = k.branch_id',
+    });
+    if (row === null) return null;
     return {
       id: Number(row.id),
       branchId: Number(row.branch_id),
@@ -75,9 +80,9 @@ export class ApiKeyRepository {
     };
   }
 
-  /** Sets last_used_at, at most once a minute per key and process (common/api-keys.ts). */
+  /** Sets last_used_at, at most once a minute per key and process (common/api-key-store.ts). */
   touch(keyId: number): Promise<void> {
-    return touchApiKey(this.em, 'tickets.api_keys', keyId);
+    return this.store.touch(keyId);
   }
 
   async apiKeysOf(venueId: number): Promise<VenueApiKey[]> {

@@ -100,9 +100,8 @@ export class ApiKeyService {
   async revoke(id: number): Promise<{ id: number; revoked_at: string; keyHash: Buffer }> {
     const apiKey = await this.keys.find(id);
     if (apiKey === null) throw new NotFoundError(`API key ${id} not found.`);
-    apiKey.revokedAt ??= new Date();
-    await this.keys.save(apiKey);
-    return { id, revoked_at: apiKey.revokedAt.toISOString(), keyHash: apiKey.keyHash };
+    await this.keys.revoke(apiKey);
+    return { id, revoked_at: apiKey.revokedAt!.toISOString(), keyHash: apiKey.keyHash };
   }
 
   /** The principal of a live key, or null for an unknown or revoked one. */
