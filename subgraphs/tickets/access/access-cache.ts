@@ -2,7 +2,13 @@ import { forgetKnownCredential } from '../../../common/rate-budget';
 import { RedisSubscription, type Redis } from '../../../common/redis';
 import { accessChannel, type AccessChange } from '../../../contracts/tickets/access-change';
 import type { Principal } from './api-key.service';
-import type { VenueEntitlements } from './venue-plan.client';
+
+/** What the venue's ticket plan allows, as billing says (kept here with the cache that holds it). */
+export interface VenueEntitlements {
+  planKey: string | null;
+  apiAccess: boolean;
+  sms: boolean;
+}
 
 const PRINCIPAL_TTL_MS = 30_000;
 const ENTITLEMENTS_TTL_MS = 60_000;

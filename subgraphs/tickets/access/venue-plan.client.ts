@@ -2,14 +2,9 @@ import { PlanClient } from '../../../common/plan-client';
 import type { Redis } from '../../../common/redis';
 import type { SubgraphClient } from '../../../common/subgraph-call';
 import { venuePlanCacheKey } from '../../../contracts/tickets/access-change';
-import { announceAccessChange } from './access-cache';
+import { announceAccessChange, type VenueEntitlements } from './access-cache';
 
-/** What the venue's ticket plan allows, as billing says. */
-export interface VenueEntitlements {
-  planKey: string | null;
-  apiAccess: boolean;
-  sms: boolean;
-}
+export type { VenueEntitlements };
 
 /** A venue's ticket plan through the graph (see PlanClient), cached a minute. */
 export class VenuePlanClient {
