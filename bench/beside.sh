@@ -7,8 +7,9 @@
 #
 #   bash bench/beside.sh /path/to/other/checkout [out-dir]
 #
-# ROUNDS (default 1) and each benchmark's arguments can be set through the environment
-# (TICKETS_ARGS, LIMITS_ARGS, EVENTS_ARGS, BOARDS_ARGS, CV_ARGS, RENDER_ARGS).
+# ROUNDS (default 1), BENCHES (default "tickets limits events boards cv render", the ones to run)
+# and each benchmark's arguments can be set through the environment (TICKETS_ARGS, LIMITS_ARGS,
+# EVENTS_ARGS, BOARDS_ARGS, CV_ARGS, RENDER_ARGS, PEERS_ARGS; peers runs only when BENCHES names it).
 set -euo pipefail
 other=$(cd "${1:?usage: bash bench/beside.sh <other-checkout> [out-dir]}" && pwd)
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,6 +26,7 @@ declare -A args=(
   [boards]="${BOARDS_ARGS:---rounds 20 --displays 50 --boards 50}"
   [cv]="${CV_ARGS:---seconds 5}"
   [render]="${RENDER_ARGS:---exports 200}"
+  [peers]="${PEERS_ARGS:---rounds 3 --seconds 5}"
 )
 # One benchmark on one checkout, from a fresh database and no Redis keys of a run before, so
 # neither build reads the other's rows.
@@ -35,7 +37,10 @@ run_once() {
   # shellcheck disable=SC2086
   (cd "$checkout" && node "dist/bench/$bench.bench.js" ${args[$bench]}) >"$log" 2>&1
 }
-for bench in tickets limits events boards cv render; do
+# shellcheck disable=SC2206
+benches=(${BENCHES:-tickets limits events boards cv render})
+for bench in "${benches[@]}"; do
+  [[ -n "${args[$bench]+set}" ]] || { echo "beside: no benchmark named $bench" >&2; exit 2; }
   for round in $(seq 1 "$rounds"); do
     order=("$here" "$other")
     (( round % 2 == 0 )) && order=("$other" "$here")
