@@ -18,6 +18,7 @@ import {
 import { freePorts, PROCESS_KINDS } from '../support/processes';
 import { ReplicaSet } from '../support/replica-set';
 import { SmsProvider } from '../support/sms-provider';
+import { SOAKING } from '../support/soak';
 import { waitUntil } from '../support/wait';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -145,6 +146,16 @@ class PageSubscriber {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs a fault on every kind: under `npm test` all kinds side by side, as when a machine holding
+ * replica 0 of each dies or a release rolls every deployment at once; under `npm run soak` one kind
+ * after another, each alone under the load for longer.
+ */
+async function onEveryKind(fault: (kind: KindName) => Promise<void>): Promise<void> {
+  if (SOAKING) for (const kind of KINDS) await fault(kind);
+  else await Promise.all(KINDS.map(fault));
+}
 
 /** Counts by a key: `{ "REST create 201": 412, … }`. */
 function tally<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
@@ -578,7 +589,7 @@ describe('two replicas of every process behind HAProxy', () => {
     const killedAtByKind: Record<string, number> = {};
     await underLoad(async () => {
       await sleep(2_000);
-      for (const kind of KINDS) {
+      await onEveryKind(async (kind) => {
         await sets[kind].kill(0);
         const killedAt = Date.now();
         killedAtByKind[kind] = killedAt;
@@ -589,7 +600,7 @@ describe('two replicas of every process behind HAProxy', () => {
         if (BALANCED.includes(kind)) await balancer.waitForServer(kind, 0, 'UP');
         downFor[kind] = `${((Date.now() - killedAt) / 1000).toFixed(1)} s`;
         await sleep(1_000);
-      }
+      });
     });
     await endPhase(started, hooksBefore, smsBefore);
     report('kills: replica 0 out of service for', downFor);
@@ -643,7 +654,7 @@ describe('two replicas of every process behind HAProxy', () => {
     const restarts: { replica: string; stopAt: number; goneAt: number; backAt: number }[] = [];
     await underLoad(async () => {
       await sleep(2_000);
-      for (const kind of KINDS) {
+      await onEveryKind(async (kind) => {
         for (const i of [0, 1]) {
           const stopAt = Date.now();
           await sets[kind].stop(i);
@@ -652,7 +663,7 @@ describe('two replicas of every process behind HAProxy', () => {
           if (BALANCED.includes(kind)) await balancer.waitForServer(kind, i, 'UP');
           restarts.push({ replica: `${kind}-${i}`, stopAt, goneAt, backAt: Date.now() });
         }
-      }
+      });
     });
     await endPhase(started, hooksBefore, smsBefore);
 
