@@ -1,7 +1,8 @@
 /**
- * `npm run soak` (SOAK=1): the loops of independent trials run their full count. `npm test` runs a
- * share of each, enough to exercise every path, so the whole command stays within minutes; a race
- * that shows once in hundreds of trials is what the soak run is for.
+ * `npm run soak` (SOAK=1) runs what `npm test` shortens at full length: every trial of a loop of
+ * independent trials, and faults one at a time rather than side by side. `npm test` runs enough of
+ * each to exercise every path and stay within minutes; a race that shows once in hundreds of trials
+ * is what the soak run is for.
  */
 export const SOAKING = process.env.SOAK === '1';
 
