@@ -5,10 +5,14 @@ import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { bearer, graphData, signUpPerson, type SignedUp } from '../support/graph';
 import { startPlatform, type Platform } from '../support/platform';
+import { trials as trialCount } from '../support/soak';
 
-/** Revocations per kind of credential; each is followed at once by a new ticket of the branch. */
-const TRIALS = Number(process.env.LIVE_REVOCATION_TRIALS ?? 100);
-/** Trials of one kind under way at once, so the hundred take seconds, not minutes. */
+/**
+ * Revocations per kind of credential; each is followed at once by a new ticket of the branch.
+ * `npm test` runs 20 of each (two rounds of ten at once), `npm run soak` a hundred.
+ */
+const TRIALS = Number(process.env.LIVE_REVOCATION_TRIALS ?? trialCount({ test: 20, soak: 100 }));
+/** Trials of one kind under way at once, so a hundred take seconds, not minutes. */
 const CONCURRENCY = 10;
 const BOARD = 'subscription { branchTicketsUpdated { number customerName } }';
 const DISPLAY = 'subscription ($t: String!) { displayTicketsUpdated(token: $t) { number } }';
@@ -39,8 +43,8 @@ async function trials(count: number, concurrency: number, trial: (index: number)
 }
 
 describe('revocation on live sockets', () => {
-  // A hundred sign-ins (password hashing) and sockets per case: 15–20 s alone on two cores, three
-  // times that beside the replica test in the full suite on a slow day.
+  // Under `npm run soak`, a hundred sign-ins (password hashing) and sockets per case: 15–20 s alone
+  // on two cores, three times that beside the replica test in the full suite on a slow day.
   jest.setTimeout(180_000);
   let database: TestDatabase;
   let platform: Platform;
@@ -234,7 +238,7 @@ describe('revocation on live sockets', () => {
     }
   }
 
-  it('sends nothing to a branch key’s socket once revokeApiKey has answered, 100 times', async () => {
+  it(`sends nothing to a branch key’s socket once revokeApiKey has answered, ${TRIALS} times`, async () => {
     await trials(TRIALS, CONCURRENCY, async (i) => {
       const key = await issueKey(`Revoked ${i}`);
       await trial(
@@ -247,7 +251,7 @@ describe('revocation on live sockets', () => {
     });
   });
 
-  it('sends nothing to a board device’s socket once revokeBoardDevice has answered, 100 times', async () => {
+  it(`sends nothing to a board device’s socket once revokeBoardDevice has answered, ${TRIALS} times`, async () => {
     await trials(TRIALS, CONCURRENCY, async (i) => {
       const { createBoardDevice } = await data<{
         createBoardDevice: { code: string; device: { id: string } };
@@ -271,7 +275,7 @@ describe('revocation on live sockets', () => {
     });
   });
 
-  it('sends nothing to a display’s socket once revokeDisplay has answered, 100 times', async () => {
+  it(`sends nothing to a display’s socket once revokeDisplay has answered, ${TRIALS} times`, async () => {
     await trials(TRIALS, CONCURRENCY, async (i) => {
       const { createDisplay } = await data<{ createDisplay: { url: string; display: { id: string } } }>(
         'mutation ($i: CreateDisplayInput!) { createDisplay(input: $i) { url display { id } } }',
@@ -289,7 +293,7 @@ describe('revocation on live sockets', () => {
     });
   });
 
-  it('sends nothing to a member’s board once signOut has answered, 100 times', async () => {
+  it(`sends nothing to a member’s board once signOut has answered, ${TRIALS} times`, async () => {
     const member = await staffMember();
     await trials(TRIALS, CONCURRENCY, async (i) => {
       const session = await signIn(member, `board ${i}`);
@@ -302,7 +306,7 @@ describe('revocation on live sockets', () => {
     });
   });
 
-  it('sends nothing to a member’s board once signOutEverywhere has answered, 100 times', async () => {
+  it(`sends nothing to a member’s board once signOutEverywhere has answered, ${TRIALS} times`, async () => {
     // Every session of the person ends, so each trial has a person of its own.
     await trials(TRIALS, CONCURRENCY, async (i) => {
       const member = await staffMember();
@@ -316,7 +320,7 @@ describe('revocation on live sockets', () => {
     });
   });
 
-  it('sends nothing to a member’s board once revokeSession has answered from another device, 100 times', async () => {
+  it(`sends nothing to a member’s board once revokeSession has answered from another device, ${TRIALS} times`, async () => {
     const member = await staffMember();
     const phone = await signIn(member, 'phone');
     await trials(TRIALS, CONCURRENCY, async (i) => {
@@ -335,7 +339,7 @@ describe('revocation on live sockets', () => {
     });
   });
 
-  it('sends nothing to a member’s board once their removal from the venue has answered, 100 times', async () => {
+  it(`sends nothing to a member’s board once their removal from the venue has answered, ${TRIALS} times`, async () => {
     await trials(TRIALS, CONCURRENCY, async (i) => {
       const member = await staffMember();
       const session = await signIn(member, 'board');

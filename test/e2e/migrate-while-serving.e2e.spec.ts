@@ -73,10 +73,16 @@ async function previousBuild(revision: string): Promise<string> {
   );
   if (archived.code !== 0) throw new Error(`git archive ${revision} failed: ${archived.stderr}`);
   symlinkSync(join(ROOT, 'node_modules'), join(building, 'node_modules'));
-  // The explorer bundle needs an extra bundling step and only development gateways serve it.
+  // The explorer bundle needs an extra bundling step and only development gateways serve it. The
+  // revision was type checked when it was made: compiling is emitting only (--noCheck), in half the time.
   const compiled = await run(
     process.execPath,
-    [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(building, 'tsconfig.build.json')],
+    [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(building, 'tsconfig.build.json'),
+      '--noCheck',
+    ],
     process.env,
     400_000,
   );

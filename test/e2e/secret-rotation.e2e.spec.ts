@@ -142,19 +142,33 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
     return startProcess(PROCESSES[name].script, envOf(phase, name, port), `http://127.0.0.1:${port}/readyz`);
   };
 
+  /** Old replicas still draining: each is gone, and HAProxy has taken it out, once its promise resolves. */
+  const draining: Promise<void>[] = [];
+
   /**
    * A surge roll of one process (maxSurge 1, maxUnavailable 0): the new replica starts on the idle
    * slot and serves once HAProxy sees it up; the old one, stopped, reports not ready for
-   * SHUTDOWN_DELAY_MS, so HAProxy takes it out before it closes.
+   * SHUTDOWN_DELAY_MS, so HAProxy takes it out before it closes. The next process rolls while it
+   * drains, as the processes of a deployment roll side by side; `drained` waits for every one.
    */
   async function roll(name: ProcessName, phase: Phase): Promise<void> {
     const old = running[name];
     const slot: Slot = old.slot === 0 ? 1 : 0;
     const next = await start(name, phase, slot);
     if (PROCESSES[name].balanced) await balancer.waitForServer(name, slot, 'UP');
-    await old.process.stop();
-    if (PROCESSES[name].balanced) await balancer.waitForServer(name, old.slot, 'DOWN');
     running[name] = { process: next, slot };
+    const drain = (async () => {
+      await old.process.stop();
+      if (PROCESSES[name].balanced) await balancer.waitForServer(name, old.slot, 'DOWN');
+    })();
+    // `drained` reports a failure; until then it is no unhandled rejection.
+    drain.catch(() => undefined);
+    draining.push(drain);
+  }
+
+  /** Every old replica of the phase gone: the next phase may rely on nothing older than this one. */
+  async function drained(): Promise<void> {
+    await Promise.all(draining.splice(0));
   }
 
   async function addReceiver(phase: Phase): Promise<void> {
@@ -344,14 +358,15 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
   afterAll(async () => {
     loadRunning = false;
     await load?.catch(() => undefined);
+    await Promise.allSettled(draining);
     await Promise.all(Object.values(running).map(({ process }) => process.kill()));
     await balancer?.stop();
     await Promise.all(receivers.map(({ receiver }) => receiver.stop()));
     await database?.drop();
   });
 
-  // 18 rolls, each waiting for a start, HAProxy's checks and SHUTDOWN_DELAY_MS: two to three
-  // minutes on two busy cores.
+  // 18 rolls, each waiting for a start and HAProxy's checks, the old replica draining beside the
+  // next roll: one to two minutes on two busy cores.
   it('serves every request and delivers every webhook signed through the three rolls and the reseal', async () => {
     // Roll 1 in the order processes call each other; roll 2 senders first, so a gateway on the new
     // primary calls subgraphs that have not rolled yet; roll 3 in yet another order.
@@ -369,6 +384,7 @@ describe('rotating INTERNAL_SECRET and WEBHOOK_SECRET_KEY across a rolling resta
         // An endpoint added mid-roll is sealed under whatever key the admin holds then.
         if (name === 'events' && phase !== 'roll 3: the old values dropped') await addReceiver(phase);
       }
+      await drained();
       if (phase === 'roll 2: the new values primary') {
         const resealed = await admin<{ checked: number; resealed: number; current: number }>(
           adminConfig(phase),

@@ -109,6 +109,9 @@ export function testConfig(database: TestDatabase, env: NodeJS.ProcessEnv = {}):
     // Every process of a test platform shares this config; each takes a free metrics port.
     METRICS_PORT: '0',
     SHUTDOWN_TIMEOUT_MS: '5000',
+    // No load balancer checks a test's processes: a stopping one closes at once, in production mode
+    // too (whose default is 5 s of 503 on /readyz first, 30 s for a platform of six).
+    SHUTDOWN_DELAY_MS: '0',
     INTERNAL_SECRET: TEST_INTERNAL_SECRET,
     ...env,
   });
