@@ -3,13 +3,15 @@ import { formatReport, graphErrorProblem, restShapeProblem, runFuzz } from './fu
 import { changedTables, tableFingerprint } from './table-fingerprint';
 
 /**
- * `npm test` replays the same cases every run (CI sets CI=true; the seed is fixed either way), within
- * a bound that keeps the suite's share of the test command under two minutes. `npm run fuzz` sets
- * FUZZ_SEED and FUZZ_MINUTES for longer runs with other seeds.
+ * `npm test` replays the same cases every run (CI sets CI=true; the seed is fixed either way): its
+ * 2,000 take about 40 s on two idle cores, and two to three times that beside the rest of the test
+ * command's files, so the bound, there to end a run gone wrong, is three minutes; a tighter one cut
+ * the replay short on a busy machine. `npm run fuzz` sets FUZZ_SEED and FUZZ_MINUTES for longer runs
+ * with other seeds.
  */
 const FIXED_SEED = 20261123;
 const FIXED_CASES = 2_000;
-const FIXED_BUDGET_MS = 90_000;
+const FIXED_BUDGET_MS = 180_000;
 
 const seed = process.env.FUZZ_SEED === undefined ? FIXED_SEED : Number(process.env.FUZZ_SEED);
 const minutes = process.env.FUZZ_MINUTES === undefined ? undefined : Number(process.env.FUZZ_MINUTES);
