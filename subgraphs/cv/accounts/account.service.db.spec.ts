@@ -1,28 +1,16 @@
 import 'reflect-metadata';
 import { ConflictError } from '../../../common/errors';
 import { AuditLog } from '../../../common/audit-log';
+import { openCvAccount } from '../../../test/support/cv-accounts';
 import { useSchemaDatabase } from '../../../test/support/database';
 import { ACCOUNT_AUDIT } from './account-audit';
 import { AccountRepository } from './account.repository';
-import { ACCOUNT_KEYS_CAP, AccountService, type AccountPrincipal } from './account.service';
+import { ACCOUNT_KEYS_CAP, AccountService } from './account.service';
 
 describe('AccountService on real Postgres', () => {
   const db = useSchemaDatabase('cv');
 
-  let accountNumber = 0;
-  async function newAccount(): Promise<AccountPrincipal> {
-    accountNumber += 1;
-    const em = db.orm.em.fork();
-    const account = await new AccountService(
-      new AccountRepository(em),
-      new AuditLog(em, ACCOUNT_AUDIT),
-    ).createAccount({
-      name: `Account ${accountNumber}`,
-      email: `cv-service-${accountNumber}@example.com`,
-      companyId: null,
-    });
-    return { accountId: account.id, companyId: null, key: null, userId: null };
-  }
+  const newAccount = () => openCvAccount(db.orm.em.fork());
 
   describe(`an account’s keys, at most ${ACCOUNT_KEYS_CAP} not revoked`, () => {
     const issuerOf = () =>

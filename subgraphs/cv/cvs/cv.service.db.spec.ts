@@ -4,19 +4,13 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../../common/
 import type { TextLanguage } from '../../../common/language';
 import { TOKEN } from '../../../common/patterns';
 import { SECTION_KEYS } from '../../../contracts/cv/cv.payload';
+import { openCvAccount } from '../../../test/support/cv-accounts';
 import { useSchemaDatabase } from '../../../test/support/database';
 import { rejection } from '../../../test/support/rejection';
-import {
-  ACCOUNT_AUDIT,
-  type AccountEntitlements,
-  type AccountPrincipal,
-  AccountRepository,
-  AccountService,
-} from '../accounts';
+import { type AccountEntitlements, type AccountPrincipal } from '../accounts';
 import { CvRepository } from './cv.repository';
 import { CvService } from './cv.service';
 import { TemplateRepository } from '../templates';
-import { AuditLog } from '../../../common/audit-log';
 
 describe('CvService on real Postgres', () => {
   const db = useSchemaDatabase('cv');
@@ -49,20 +43,7 @@ describe('CvService on real Postgres', () => {
   const limitOf = (cvLimit: number | null): AccountEntitlements => ({ ...FREE, cvLimit });
   const UNLIMITED: AccountEntitlements = { ...limitOf(null), premiumTemplates: true };
 
-  let accountNumber = 0;
-  async function newAccount(): Promise<AccountPrincipal> {
-    accountNumber += 1;
-    const em = db.orm.em.fork();
-    const account = await new AccountService(
-      new AccountRepository(em),
-      new AuditLog(em, ACCOUNT_AUDIT),
-    ).createAccount({
-      name: `Account ${accountNumber}`,
-      email: `cv-service-${accountNumber}@example.com`,
-      companyId: null,
-    });
-    return { accountId: account.id, companyId: null, key: null, userId: null };
-  }
+  const newAccount = () => openCvAccount(db.orm.em.fork());
 
   const input = (title = 'My CV') => ({ title, locale: 'en', templateId: templates.classic! });
 
