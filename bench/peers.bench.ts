@@ -1,4 +1,7 @@
 import 'reflect-metadata';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { projectRoot } from '../common/paths';
 import { startStack } from '../tools/stack';
 import { benchEnv, childRunning, profiledEnv } from './bench-stack';
 import { flag, load, textFlag, type LoadResult } from './load';
@@ -296,6 +299,8 @@ function compare(rows: Row[], slices: Slice[]) {
 }
 
 async function main(): Promise<void> {
+  // Hive Gateway's runtime is the benchmark's own install (bench/peers/package.json), not the platform's.
+  execFileSync('bash', [join(projectRoot(), 'bench/peers/install.sh')], { stdio: 'inherit' });
   const rounds = flag('rounds', 3);
   const seconds = flag('seconds', 5);
   const settleIndex = process.argv.indexOf('--settle');

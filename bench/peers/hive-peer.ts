@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { createServer, type IncomingMessage, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +8,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { loadConfig, type Config } from '../../common/config';
 import { INTERNAL_CREDENTIAL_HEADER } from '../../common/internal-credential';
-import { SUPERGRAPH_FILE } from '../../common/paths';
+import { projectRoot, SUPERGRAPH_FILE } from '../../common/paths';
 import { REQUEST_ID_HEADER } from '../../common/request-context';
 import { FORWARDED_HEADERS, SessionResolver } from '../../gateway/context';
 import { peerPort, SUBGRAPH_NAMES, type PeerHeaders } from './peer-headers';
@@ -87,9 +88,10 @@ function main(): void {
   const config = loadConfig();
   const sessions = new SessionResolver(config);
   const level = config.logLevel === 'warn' || config.logLevel === 'error' ? config.logLevel : 'info';
-  const { createGatewayRuntime, getGraphQLWSOptions } = createRequire(__filename)(
-    '@graphql-hive/gateway-runtime',
-  ) as HiveRuntime;
+  // Installed under bench/peers by bench/peers/install.sh, apart from the platform's packages.
+  const { createGatewayRuntime, getGraphQLWSOptions } = createRequire(
+    join(projectRoot(), 'bench/peers/package.json'),
+  )('@graphql-hive/gateway-runtime') as HiveRuntime;
   const gateway = createGatewayRuntime({
     supergraph: supergraphFor(config),
     logging: level,
