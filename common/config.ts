@@ -149,6 +149,7 @@ const configSchema = z.object({
   SESSION_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
   SIGNUP_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
   BOARD_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
+  RATE_COUNT_TIMEOUT_MS: duration.min(1).optional(),
   LIVE_MAX_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(200),
   LIVE_MAX_OPERATIONS_PER_SOCKET: z.coerce.number().int().min(1).default(10),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(10),
@@ -246,6 +247,11 @@ export interface Config {
   publicRateLimit: number;
   /** Writes without a credential a minute per client address (the page's, sign-in, sign-up). */
   publicWriteRateLimit: number;
+  /**
+   * How long a request waits for its rate-limit count in Redis before it is let through uncounted
+   * (RATE_COUNT_TIMEOUT_MS); unset, common/rate-budget.ts's default.
+   */
+  rateCountTimeoutMs: number | undefined;
   shutdownTimeoutMs: number;
   /**
    * How long a stopping process answers `/readyz` 503 while still serving, before it closes its
@@ -488,6 +494,7 @@ const CONFIG_FIELDS: { [Field in keyof Config]: (raw: RawConfig) => Config[Field
   publicLiveUrl: (raw) => raw.PUBLIC_LIVE_URL ?? gatewayUrl(raw).replace(/^http/, 'ws'),
   publicRateLimit: (raw) => raw.PUBLIC_RATE_LIMIT,
   publicWriteRateLimit: (raw) => raw.PUBLIC_WRITE_RATE_LIMIT,
+  rateCountTimeoutMs: (raw) => raw.RATE_COUNT_TIMEOUT_MS,
   shutdownTimeoutMs: (raw) => raw.SHUTDOWN_TIMEOUT_MS,
   // In production a load balancer or a Kubernetes Service is in front; on a laptop nothing is.
   shutdownDelayMs: (raw) => raw.SHUTDOWN_DELAY_MS ?? (raw.NODE_ENV === 'production' ? 5_000 : 0),

@@ -84,7 +84,11 @@ export interface RateDecision {
   resetSeconds?: number;
 }
 
-/** How long a request waits for its count before it is let through uncounted. */
+/**
+ * How long a request waits for its count before it is let through uncounted, unless the process is
+ * given another (RATE_COUNT_TIMEOUT_MS): a Redis round trip takes a millisecond or two, so this is
+ * Redis away, or an event loop stalled for a quarter of a second.
+ */
 const COUNT_TIMEOUT_MS = 250;
 /** At most one warning in this many milliseconds while Redis is away, not one per request. */
 const WARN_EVERY_MS = 10_000;
@@ -108,6 +112,7 @@ export class RateBudgets {
     private readonly redisPrefix: string,
     private readonly logger: Logger,
     private readonly observer: RateBudgetObserver = {},
+    private readonly countTimeoutMs = COUNT_TIMEOUT_MS,
   ) {}
 
   /** Counts `units` of work (an operation's root fields) against one budget; a request is one. */
@@ -117,7 +122,7 @@ export class RateBudgets {
         this.redis,
         `${this.redisPrefix}ratelimit:${policy.name}:${who}`,
         policy.windowSeconds,
-        COUNT_TIMEOUT_MS,
+        this.countTimeoutMs,
         units,
       );
       const decision = {

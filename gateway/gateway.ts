@@ -65,7 +65,13 @@ async function startGraph(
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));
   const limits = new GatewayRateLimits({
-    budgets: new RateBudgets(redis, config.redisPrefix, logger, backing.processMetrics.rateBudgetObserver()),
+    budgets: new RateBudgets(
+      redis,
+      config.redisPrefix,
+      logger,
+      backing.processMetrics.rateBudgetObserver(),
+      config.rateCountTimeoutMs,
+    ),
     policies: ratePolicies(config),
     credentials: new KnownCredentials(redis, config.redisPrefix),
     runQuery: (...args) => runQuery(...args),

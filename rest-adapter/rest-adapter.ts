@@ -97,7 +97,13 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     config.internalSecret,
     reads?.join,
   );
-  const budgets = new RateBudgets(redis, config.redisPrefix, logger, metrics.rateBudgetObserver('rest'));
+  const budgets = new RateBudgets(
+    redis,
+    config.redisPrefix,
+    logger,
+    metrics.rateBudgetObserver('rest'),
+    config.rateCountTimeoutMs,
+  );
   const policies = ratePolicies(config);
   const perAddress = rateLimit(budgets, policies.public, { identify: byAddress });
   // The gateway's budgets per credential, kept in the same Redis counts (common/rate-budget.ts).

@@ -127,7 +127,13 @@ export const cvSubgraph: SubgraphDefinition = {
     return Promise.resolve({
       renderer,
       renderMetrics: new CvRenderMetrics(metrics, renderer),
-      budgets: new RateBudgets(redis, config.redisPrefix, logger, metrics.rateBudgetObserver()),
+      budgets: new RateBudgets(
+        redis,
+        config.redisPrefix,
+        logger,
+        metrics.rateBudgetObserver(),
+        config.rateCountTimeoutMs,
+      ),
       close: () => renderer.stop(),
       health: () => ({ renderer: renderer.stats() }),
     });

@@ -54,7 +54,12 @@ describe('both openapi.json documents describe every answer of every route they 
     database = await createTestDatabase();
     // The per-address budget is drained last, by GET /plans; a small one keeps that short, yet
     // room for every answer before it that counts against the address (each 401 does).
-    platform = await startPlatform(database, { PUBLIC_RATE_LIMIT: String(PUBLIC_QUOTA) });
+    platform = await startPlatform(database, {
+      PUBLIC_RATE_LIMIT: String(PUBLIC_QUOTA),
+      // Every counted answer must carry RateLimit: the whole platform shares this file's event
+      // loop, which a busy machine has stalled past the default 250 ms a count may take.
+      RATE_COUNT_TIMEOUT_MS: '10000',
+    });
   });
 
   afterAll(async () => {
