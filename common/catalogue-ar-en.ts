@@ -242,11 +242,19 @@ export const MESSAGES = {
     en: 'Unauthenticated: the Authorization header must be "Bearer" followed by one key or session token.',
     ar: 'غير مصادق: يجب أن تحوي الترويسة Authorization كلمة "Bearer" يتبعها مفتاح واحد أو رمز جلسة واحد.',
   },
+  'rate.limit_window': {
+    en: 'Too many requests: the limit is {quota} in {minutes} minutes per {per}, each root field of an operation counting as one. Retry in {wait} seconds.',
+    ar: 'طلبات كثيرة جداً: الحد {quota} طلباً في {minutes} دقائق لكل {per}، ويُحسب كل حقل جذري في العملية طلباً. أعد المحاولة بعد {wait} ثانية.',
+  },
   'rate.per.tickets': { en: 'key', ar: 'مفتاح' },
   'rate.per.cv': { en: 'account', ar: 'حساب' },
   'rate.per.cv-exports': { en: 'account for exports', ar: 'حساب للتصدير' },
   'rate.per.people': { en: 'signed-in person', ar: 'مستخدم مسجّل الدخول' },
   'rate.per.boards': { en: 'board device', ar: 'جهاز لوحة' },
+  'rate.per.board-sync': {
+    en: 'board device for changes made offline (occurredAt)',
+    ar: 'جهاز لوحة للتغييرات التي جرت دون اتصال (occurredAt)',
+  },
   'rate.per.public': { en: 'client address', ar: 'عنوان' },
   'rate.per.public-writes': { en: 'client address for writes', ar: 'عنوان للكتابة' },
 
@@ -375,6 +383,18 @@ export const MESSAGES = {
   'ticket.number_taken': {
     en: 'The number has already been taken by an open ticket of this branch.',
     ar: 'هذا الرقم مستخدم من قبل لتذكرة مفتوحة في هذا الفرع.',
+  },
+  'ticket.occurred_at_past': {
+    en: 'The occurredAt must be within the last {hours} hours: a change older than that is not taken.',
+    ar: 'يجب أن يكون occurredAt خلال آخر {hours} ساعة: لا يُقبل تغيير أقدم من ذلك.',
+  },
+  'ticket.occurred_at_future': {
+    en: 'The occurredAt must not be later than now: a clock up to {seconds} seconds ahead is taken as now, this one is further.',
+    ar: 'يجب ألا يكون occurredAt بعد الآن: تُعدّ ساعة متقدمة حتى {seconds} ثانية كأنها الآن، وهذه متقدمة أكثر.',
+  },
+  'ticket.leased_numbers_cap': {
+    en: 'The caller has leased {max} numbers at this branch today, the most one device, key or person may lease in a venue day: use the numbers it holds.',
+    ar: 'حجز هذا الطالب {max} رقماً في هذا الفرع اليوم، وهو الحد الأقصى لجهاز أو مفتاح أو شخص في يوم المكان: استخدم الأرقام المحجوزة لديه.',
   },
   'ticket.sms_off': { en: 'This venue does not send text messages.', ar: 'هذا المكان لا يرسل رسائل نصية.' },
   'ticket.sms_too_late': {
@@ -539,6 +559,14 @@ export const MESSAGES = {
   'board.displays_cap': {
     en: 'This venue has {max} displays, the most a venue may have: revoke one it no longer uses first.',
     ar: 'بلغ هذا المكان الحد الأقصى لعدد الشاشات ({max})؛ ألغِ أولاً شاشة لم تعد مستخدمة.',
+  },
+  'board.number_prefix_format': {
+    en: 'The number prefix must be 1 to 3 capital Latin letters (A to Z), or empty to clear it.',
+    ar: 'يجب أن تكون بادئة الأرقام من حرف إلى 3 أحرف لاتينية كبيرة (A إلى Z)، أو فارغة لحذفها.',
+  },
+  'board.number_prefix_taken': {
+    en: 'The number prefix {prefix} is already used by another board device of this branch.',
+    ar: 'بادئة الأرقام {prefix} مستخدمة من قبل لجهاز لوحة آخر في هذا الفرع.',
   },
   'board.display_not_found': { en: 'Display not found.', ar: 'الشاشة غير موجودة.' },
   'venue.role_forbidden': {

@@ -149,6 +149,7 @@ const configSchema = z.object({
   SESSION_RATE_LIMIT: z.coerce.number().int().min(1).default(300),
   SIGNUP_RATE_LIMIT: z.coerce.number().int().min(1).default(20),
   BOARD_RATE_LIMIT: z.coerce.number().int().min(1).default(60),
+  BOARD_SYNC_RATE_LIMIT: z.coerce.number().int().min(1).default(600),
   RATE_COUNT_TIMEOUT_MS: duration.min(1).optional(),
   LIVE_MAX_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).default(200),
   LIVE_MAX_OPERATIONS_PER_SOCKET: z.coerce.number().int().min(1).default(10),
@@ -301,6 +302,11 @@ export interface Config {
   signUpRateLimit: number;
   /** Operations a minute per paired board device on the graph: a person's pace at a counter. */
   boardRateLimit: number;
+  /**
+   * Operations per ten minutes (BOARD_SYNC_WINDOW_SECONDS) a paired board device may replay of
+   * what it did offline (mutations carrying occurredAt), beside its minute's budget.
+   */
+  boardSyncRateLimit: number;
   /** What one client may hold open on one gateway process over graphql-ws. */
   live: {
     /** Sockets per client address. */
@@ -511,6 +517,7 @@ const CONFIG_FIELDS: { [Field in keyof Config]: (raw: RawConfig) => Config[Field
   sessionRateLimit: (raw) => raw.SESSION_RATE_LIMIT,
   signUpRateLimit: (raw) => raw.SIGNUP_RATE_LIMIT,
   boardRateLimit: (raw) => raw.BOARD_RATE_LIMIT,
+  boardSyncRateLimit: (raw) => raw.BOARD_SYNC_RATE_LIMIT,
   live: (raw) => ({
     maxSocketsPerAddress: raw.LIVE_MAX_SOCKETS_PER_ADDRESS,
     maxOperationsPerSocket: raw.LIVE_MAX_OPERATIONS_PER_SOCKET,

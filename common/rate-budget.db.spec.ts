@@ -143,6 +143,7 @@ describe('CredentialBudgets on a real Redis', () => {
   const policies = ratePolicies({
     ticketsRateLimit: 5,
     boardRateLimit: 4,
+    boardSyncRateLimit: 6,
     cvRateLimit: 5,
     sessionRateLimit: 5,
     publicRateLimit: 6,
@@ -221,6 +222,33 @@ describe('CredentialBudgets on a real Redis', () => {
     ]);
     const invented = await counts.take([{ kind: 'board', credential: `bd_${randomUUID()}` }], address, 3);
     expect(invented.map((d) => [d.policy.name, d.remaining])).toEqual([['public', 2]]);
+  });
+
+  it('moves a board device’s replayed offline work to its sync allowance, giving its arrival back, until the allowance is spent', async () => {
+    await awayFromWindowEdge(60, 5);
+    const key = `bd_${randomUUID()}`;
+    const { counts } = budgetsKnowing([key]);
+    const presented = [{ kind: 'board' as const, credential: key }];
+    const address = '203.0.113.7';
+    await counts.take(presented, address);
+    const trail: string[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const arrival = await counts.take(presented, address);
+      const synced = await counts.takeSync(presented, arrival, 2);
+      trail.push(
+        synced === undefined ? 'ordinary' : synced.map((d) => `${d.policy.name} ${d.remaining}`).join(),
+      );
+    }
+    // Six in ten minutes, two units each: the fourth falls back to the ordinary budget.
+    expect(trail).toEqual(['board-sync 4', 'board-sync 2', 'board-sync 0', 'ordinary']);
+    // Each arrival was given back but the last: the board's minute holds its first request and that one.
+    const [next] = await counts.take(presented, address);
+    expect([next!.policy.name, next!.remaining]).toEqual(['boards', 1]);
+    // Anything but one known board device has no allowance.
+    const tickets = `tk_${randomUUID()}`;
+    const other = budgetsKnowing([tickets]).counts;
+    const asKey = [{ kind: 'tickets' as const, credential: tickets }];
+    expect(await other.takeSync(asKey, await other.take(asKey, address), 1)).toBeUndefined();
   });
 });
 

@@ -13,7 +13,7 @@ import { text } from './messages';
  * operations all add to the same number.
  */
 export interface RatePolicy {
-  name: 'tickets' | 'boards' | 'cv' | 'cv-exports' | 'people' | 'public' | 'public-writes';
+  name: 'tickets' | 'boards' | 'board-sync' | 'cv' | 'cv-exports' | 'people' | 'public' | 'public-writes';
   quota: number;
   windowSeconds: number;
 }
@@ -26,24 +26,39 @@ export interface RatePolicy {
  */
 export const PUBLIC_WRITE_RATE_LIMIT = 30;
 
+/**
+ * The window of a board device's allowance for work it did offline (BOARD_SYNC_RATE_LIMIT): ten
+ * minutes, so a catch-up of a few hundred operations goes through at once, and a device that
+ * replays all the time gets no more than the allowance a ten minutes over its own budget.
+ */
+export const BOARD_SYNC_WINDOW_SECONDS = 600;
+
 /** Every budget, from the configuration: the documents' limits unless an operator raised them. */
 export function ratePolicies(
   config: Pick<
     Config,
     | 'ticketsRateLimit'
     | 'boardRateLimit'
+    | 'boardSyncRateLimit'
     | 'cvRateLimit'
     | 'sessionRateLimit'
     | 'publicRateLimit'
     | 'publicWriteRateLimit'
   >,
-): Record<'tickets' | 'boards' | 'cv' | 'people' | 'public' | 'publicWrites', RatePolicy> {
+): Record<'tickets' | 'boards' | 'boardSync' | 'cv' | 'people' | 'public' | 'publicWrites', RatePolicy> {
   return {
     // ticket-calling-api.md: 120 requests a minute per key, over every endpoint.
     tickets: { name: 'tickets', quota: config.ticketsRateLimit, windowSeconds: 60 },
     // A paired board device on the graph: what staff at a counter send, well below what a POS
     // integration polling or pushing orders through it would (docs/API-DECISIONS.md, Board devices).
     boards: { name: 'boards', quota: config.boardRateLimit, windowSeconds: 60 },
+    // The same device replaying what it did through an outage (mutations carrying occurredAt):
+    // an allowance beside `boards`, never instead of it (CredentialBudgets.takeSync).
+    boardSync: {
+      name: 'board-sync',
+      quota: config.boardSyncRateLimit,
+      windowSeconds: BOARD_SYNC_WINDOW_SECONDS,
+    },
     // cv-api.md: 60 requests a minute per account, whichever of its keys is used.
     cv: { name: 'cv', quota: config.cvRateLimit, windowSeconds: 60 },
     // A signed-in person's requests (the control panel, a member's board), whichever session they
@@ -82,6 +97,8 @@ export interface RateDecision {
   remaining?: number;
   /** Seconds until the window resets. */
   resetSeconds?: number;
+  /** The counted window's number and the units counted in it, to give back (RateBudgets.giveBack). */
+  counted?: { window: number; units: number };
 }
 
 /**
@@ -115,10 +132,13 @@ export class RateBudgets {
     private readonly countTimeoutMs = COUNT_TIMEOUT_MS,
   ) {}
 
-  /** Counts `units` of work (an operation's root fields) against one budget; a request is one. */
-  async take(policy: RatePolicy, who: string, units = 1): Promise<RateDecision> {
+  /**
+   * Counts `units` of work (an operation's root fields) against one budget; a request is one.
+   * `quiet`: a refusal is not reported (the caller falls back to another budget).
+   */
+  async take(policy: RatePolicy, who: string, units = 1, quiet = false): Promise<RateDecision> {
     try {
-      const { count, ttl } = await countInWindow(
+      const { count, ttl, window } = await countInWindow(
         this.redis,
         `${this.redisPrefix}ratelimit:${policy.name}:${who}`,
         policy.windowSeconds,
@@ -130,13 +150,30 @@ export class RateBudgets {
         allowed: count <= policy.quota,
         remaining: Math.max(0, policy.quota - count),
         resetSeconds: ttl,
+        counted: { window, units },
       };
-      if (!decision.allowed) this.observer.refused?.(decision);
+      if (!decision.allowed && !quiet) this.observer.refused?.(decision);
       return decision;
     } catch (error) {
       this.observer.failedOpen?.();
       this.warnFailOpen(error);
       return { policy, allowed: true };
+    }
+  }
+
+  /**
+   * Takes back what a decision counted, in the window it was counted in (never a later one's):
+   * work that turned out to belong to another budget. Nothing when it was not counted (Redis away).
+   */
+  async giveBack(decision: RateDecision, who: string): Promise<void> {
+    if (decision.counted === undefined) return;
+    const { policy } = decision;
+    const key = `${this.redisPrefix}ratelimit:${policy.name}:${who}:${decision.counted.window}`;
+    try {
+      // The window's own expiry again: were it over and gone, the key would otherwise stay.
+      await this.redis.multi().decrby(key, decision.counted.units).expire(key, policy.windowSeconds).exec();
+    } catch (error) {
+      this.warnFailOpen(error);
     }
   }
 
@@ -201,11 +238,13 @@ export function rateLimitHeaders(decisions: readonly RateDecision[]): Record<str
 /** The message of a refusal on the graph: which limit, and when to come back. */
 export function refusalMessage(decision: RateDecision, language: TextLanguage): string {
   const { policy } = decision;
-  return text('rate.limit', language, {
+  const values = {
     quota: policy.quota,
     per: text(`rate.per.${policy.name}`, language),
     wait: decision.resetSeconds ?? policy.windowSeconds,
-  });
+  };
+  if (policy.windowSeconds === 60) return text('rate.limit', language, values);
+  return text('rate.limit_window', language, { ...values, minutes: Math.round(policy.windowSeconds / 60) });
 }
 
 /** Entries the process keeps of which identity a credential counts as. */
@@ -374,6 +413,32 @@ export class CredentialBudgets {
     if (looked.length === 0) return [await this.budgets.take(byAddress.policy, byAddress.who, units)];
     if (units === 1) return looked;
     return [await this.budgets.take(byAddress.policy, byAddress.who, units - 1)];
+  }
+
+  /**
+   * A paired board device replaying what it did offline (an operation whose every root field
+   * carries `occurredAt`, gateway/limits/sync-operations.ts): its `units` count against the
+   * device's sync allowance (`board-sync`, BOARD_SYNC_RATE_LIMIT in BOARD_SYNC_WINDOW_SECONDS)
+   * instead of its ordinary budget, and what its arrival took from `boards` is given back, so each
+   * operation counts once, and a catch-up after an outage leaves the board its minute's budget.
+   * Undefined when that does not apply (the request presents anything but one known board device)
+   * or the allowance is spent: the operation then counts against `boards` as any other, so the
+   * allowance is bounded on top of the budget and never multiplies it.
+   */
+  async takeSync(
+    presented: readonly { kind: CredentialKind; credential: string }[],
+    arrival: readonly RateDecision[],
+    units: number,
+  ): Promise<RateDecision[] | undefined> {
+    const [board] = presented;
+    if (presented.length !== 1 || board?.kind !== 'board') return undefined;
+    const who = await this.credentials.recall('board', board.credential);
+    if (who === undefined || who === null) return undefined;
+    const synced = await this.budgets.take(this.policies.boardSync, who, units, true);
+    if (!synced.allowed) return undefined;
+    const ordinary = arrival.find((decision) => decision.policy.name === 'boards');
+    if (ordinary !== undefined) await this.budgets.giveBack(ordinary, who);
+    return [...arrival.filter((decision) => decision !== ordinary), synced];
   }
 
   /**

@@ -168,7 +168,7 @@ export async function countInWindow(
   windowSeconds: number,
   timeoutMs: number,
   units = 1,
-): Promise<{ count: number; ttl: number }> {
+): Promise<{ count: number; ttl: number; window: number }> {
   let counts = countsOf.get(redis);
   if (counts === undefined) {
     counts = new WindowCounts(redis);
@@ -177,5 +177,5 @@ export async function countInWindow(
   const nowSeconds = Date.now() / 1000;
   const window = Math.floor(nowSeconds / windowSeconds);
   const count = await counts.count(`${name}:${window}`, units, windowSeconds, timeoutMs);
-  return { count, ttl: Math.max(1, Math.ceil((window + 1) * windowSeconds - nowSeconds)) };
+  return { count, ttl: Math.max(1, Math.ceil((window + 1) * windowSeconds - nowSeconds)), window };
 }

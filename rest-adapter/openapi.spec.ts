@@ -37,6 +37,7 @@ type Paths = Record<string, Record<string, Operation>>;
 const config = {
   ticketsRateLimit: 7,
   boardRateLimit: 8,
+  boardSyncRateLimit: 12,
   cvRateLimit: 9,
   sessionRateLimit: 10,
   publicRateLimit: 11,

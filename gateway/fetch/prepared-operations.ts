@@ -132,6 +132,7 @@ export interface PreparedChecks {
     context: GatewayContext,
     document: DocumentNode,
     operation: OperationDefinitionNode,
+    variables?: Readonly<Record<string, unknown>>,
   ): Promise<RateDecision[]>;
   /**
    * Counts an answered operation, as the metrics plugin does (observe/gateway-metrics.ts), with what says
@@ -314,7 +315,7 @@ export class PreparedOperations {
         ? client.runAhead?.()
         : undefined;
     if (client !== undefined && ahead === undefined) {
-      decisions = await this.checks.decisionsOf(context, document, operation);
+      decisions = await this.checks.decisionsOf(context, document, operation, variables);
       if (decisions.some((decision) => !decision.allowed)) return { kind: 'apollo' };
     }
     const overallCachePolicy = newCachePolicy();
@@ -325,7 +326,7 @@ export class PreparedOperations {
       executed = { thrown };
     } finally {
       if (ahead !== undefined) {
-        decisions = await this.checks.decisionsOf(context, document, operation);
+        decisions = await this.checks.decisionsOf(context, document, operation, variables);
         ahead();
       }
     }

@@ -21,3 +21,4 @@ export { argumentErrors, inputGuardPlugin } from './input-guard.plugin';
 export { GatewayRateLimits, rateLimitedError, type GatewayRateLimitOptions } from './rate-limit';
 export { rateLimitPlugin } from './rate-limit.plugin';
 export { RunAhead } from './run-ahead';
+export { mayReplayOfflineWork, replaysOfflineWork } from './sync-operations';

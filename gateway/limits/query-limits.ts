@@ -8,6 +8,7 @@ import {
   parse,
   type ArgumentNode,
   type DocumentNode,
+  type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -184,15 +185,18 @@ export function queryLimitOptions(
  * whatever `@skip` or `@include` later say; `__typename` is none (it reads nothing). Two fields of
  * one response key are merged into one by graphql-js, so they are one.
  */
-function rootFieldsOf(
+export function rootFieldsOf(
   selectionSet: SelectionSetNode,
   fragmentOf: (name: string) => FragmentDefinitionNode | undefined,
-  keys = new Set<string>(),
+  keys = new Map<string, FieldNode[]>(),
   spread = new Set<string>(),
-): Set<string> {
+): Map<string, FieldNode[]> {
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
-      if (selection.name.value !== '__typename') keys.add(selection.alias?.value ?? selection.name.value);
+      if (selection.name.value !== '__typename') {
+        const key = selection.alias?.value ?? selection.name.value;
+        keys.set(key, [...(keys.get(key) ?? []), selection]);
+      }
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       rootFieldsOf(selection.selectionSet, fragmentOf, keys, spread);
     } else if (!spread.has(selection.name.value)) {

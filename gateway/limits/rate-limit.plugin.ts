@@ -17,9 +17,9 @@ export function rateLimitPlugin(limits: RateLimitPluginOptions): ApolloServerPlu
   return {
     requestDidStart: () =>
       Promise.resolve({
-        didResolveOperation: async ({ document, operation, contextValue, response }) => {
+        didResolveOperation: async ({ document, operation, contextValue, request, response }) => {
           if (contextValue.client === undefined || operation === undefined) return;
-          const decisions = await limits.decisionsOf(contextValue, document, operation);
+          const decisions = await limits.decisionsOf(contextValue, document, operation, request.variables);
           const language = languageOf(contextValue.headers['accept-language']);
           const refused = refusalOf(decisions);
           if (refused !== undefined) {

@@ -20,6 +20,7 @@ import {
 import { identityFromAnswer, identityQueryOf, presentedCredentials } from '../../contracts/credentials';
 import { sentWithoutCredential, type GatewayContext, type RunQuery } from '../context';
 import { workUnitsOf } from './query-limits';
+import { replaysOfflineWork } from './sync-operations';
 
 export interface GatewayRateLimitOptions {
   budgets: RateBudgets;
@@ -138,7 +139,8 @@ export class GatewayRateLimits {
   /**
    * A client operation's decisions once it is resolved: its count as it arrived (one unit, or none
    * over graphql-ws, whose admission counted one), and one more unit for each root field past the
-   * first, against the same budgets. The page's writes have their own tighter budget per client
+   * first, against the same budgets. A board device replaying its offline work (replaysOfflineWork)
+   * counts against its sync allowance instead while that has room. The page's writes have their own tighter budget per client
    * address (PUBLIC_WRITE_RATE_LIMIT): a mutation sent without any credential is such a write, whichever
    * door it comes through, and counts there once per root field too.
    */
@@ -146,11 +148,12 @@ export class GatewayRateLimits {
     context: GatewayContext,
     document: DocumentNode,
     operation: OperationDefinitionNode,
+    variables?: Readonly<Record<string, unknown>>,
   ): Promise<RateDecision[]> {
     // A request the front door ran and then handed to Apollo (fetch/prepared-operations.ts) is decided once.
     let decided = this.decided.get(context);
     if (decided === undefined) {
-      decided = this.decide(context, document, operation);
+      decided = this.decide(context, document, operation, variables);
       this.decided.set(context, decided);
     }
     return decided;
@@ -160,11 +163,17 @@ export class GatewayRateLimits {
     { client, headers }: GatewayContext,
     document: DocumentNode,
     operation: OperationDefinitionNode,
+    variables: Readonly<Record<string, unknown>> | undefined,
   ): Promise<RateDecision[]> {
     if (client === undefined) return [];
     let decisions = [...((await client.counting) ?? [])];
-    if (refusalOf(decisions) !== undefined) return decisions;
     const units = workUnitsOf(document, operation);
+    if (replaysOfflineWork(document, operation, variables)) {
+      // A board's catch-up after an outage: its sync allowance, if it is one and has room.
+      const synced = await this.counts.takeSync(presentedCredentials(headers).credentials, decisions, units);
+      if (synced !== undefined) return synced;
+    }
+    if (refusalOf(decisions) !== undefined) return decisions;
     if (units > 1) {
       decisions = laterDecisions(decisions, await this.counting(headers, client.address, units - 1));
     }

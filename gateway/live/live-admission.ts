@@ -10,7 +10,8 @@ import { refusalOf, type RateDecision } from '../../common/rate-budget';
 import { readAuthorization } from '../../contracts/authorization';
 import { BRANCH_HEADER, sessionTokenOf } from '../../contracts/identity/session';
 import type { GatewayContext, RunQuery } from '../context';
-import { rateLimitedError } from '../limits';
+import { mayReplayOfflineWork, rateLimitedError } from '../limits';
+import { presentedCredentials } from '../../contracts/credentials';
 import type { CheckCredential, GatedSocket, LiveAccess } from './live-access';
 import { OperationOrder } from './live-order';
 
@@ -109,6 +110,11 @@ export interface LiveConnection {
   gate?: GatedSocket;
   /** A query sent after a subscription runs once that subscription listens (OperationOrder). */
   order: OperationOrder;
+  /**
+   * What each operation's count said as it arrived, by the payload graphql-ws hands over: the
+   * operation's count goes on from it once parsed (GatewayRateLimits), as an HTTP request's does.
+   */
+  counted?: WeakMap<object, RateDecision[]>;
 }
 
 /** The headers a connection's own operations carry through the gateway, as an HTTP request's would. */
@@ -175,6 +181,7 @@ export class LiveAdmission {
       language: languageOf(stringOr(params['accept-language'])),
       address: clientAddressOf(ctx.extra.request, this.options.trust),
       order: new OperationOrder(),
+      counted: new WeakMap(),
     };
     // Read as every door reads it: one spelling per credential, whatever the client sent.
     const reading = readAuthorization(stringOr(params.authorization));
@@ -227,17 +234,25 @@ export class LiveAdmission {
    * Why an operation the socket sent is refused, or undefined when it may go on. Counted before
    * anything of it is parsed, so a flood of operations costs no parsing. A refused operation gets
    * an error result and its socket stays open, except past the operations a socket may hold (4431).
+   * A board device's operation that may replay its offline work (`payload` names occurredAt) is
+   * not refused here: once parsed, its device's sync allowance or the same refusal decides.
    */
-  async refusalOf(ctx: LiveSocketContext): Promise<readonly GraphQLError[] | undefined> {
+  async refusalOf(
+    ctx: LiveSocketContext,
+    payload?: { query?: unknown },
+  ): Promise<readonly GraphQLError[] | undefined> {
     if (Object.keys(ctx.subscriptions).length > this.options.limits.maxOperationsPerSocket) {
       const { code, reason } = ADMISSION_CLOSE.tooManyOperations;
       ctx.extra.socket.close(code, reason);
       return [new GraphQLError(reason, { extensions: { code: 'RATE_LIMITED' } })];
     }
     const connection = this.connectionOf(ctx);
-    const decisions = await this.options.budgets.take(headersOf(connection), connection.address);
+    const headers = headersOf(connection);
+    const decisions = await this.options.budgets.take(headers, connection.address);
+    if (payload !== undefined) connection.counted?.set(payload, decisions);
     const refused = refusalOf(decisions);
-    if (refused !== undefined) {
+    const board = presentedCredentials(headers).credentials.some(({ kind }) => kind === 'board');
+    if (refused !== undefined && !(board && payload !== undefined && mayReplayOfflineWork(payload.query))) {
       this.options.refused?.(refused);
       return [rateLimitedError(decisions, connection.language)];
     }

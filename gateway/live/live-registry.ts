@@ -184,6 +184,8 @@ export class LiveRegistry {
     await this.turns.get(payload)?.ahead();
     return this.options.runQuery(payload.query, payload.variables ?? {}, headersOf(connection), {
       address: connection.address,
+      // Its count as it arrived, before it was parsed (LiveAdmission.refusalOf).
+      counting: Promise.resolve(connection.counted?.get(payload) ?? []),
     }) as Promise<ExecutionResult | FormattedExecutionResult> as Promise<ExecutionResult>;
   }
 

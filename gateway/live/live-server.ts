@@ -91,7 +91,7 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
       schema,
       // Admission first, so an operation refused by count or budget costs no parsing.
       onSubscribe: (ctx, _id, payload) =>
-        registry.admit(admission.connectionOf(ctx), payload, () => admission.refusalOf(ctx)),
+        registry.admit(admission.connectionOf(ctx), payload, () => admission.refusalOf(ctx, payload)),
       context: (ctx, id, payload): LiveContext => ({ connection: admission.connectionOf(ctx), id, payload }),
       onConnect: (ctx) => admission.connect(ctx),
       // The source stream is a LiveSink, which writes its own frames; graphql-js maps nothing.

@@ -13,6 +13,8 @@ import { Migration20261126100000TraceContext } from './Migration20261126100000Tr
 import { Migration20261127100000VenueInsights } from './Migration20261127100000VenueInsights';
 import { Migration20261127200000WaitAndEstimate } from './Migration20261127200000WaitAndEstimate';
 import { Migration20261127210000WaitIndexes } from './Migration20261127210000WaitIndexes';
+import { Migration20261128100000BoardOffline } from './Migration20261128100000BoardOffline';
+import { Migration20261128110000BoardPrefixIndex } from './Migration20261128110000BoardPrefixIndex';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
@@ -30,4 +32,6 @@ export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261127100000VenueInsights', class: Migration20261127100000VenueInsights },
   { name: 'Migration20261127200000WaitAndEstimate', class: Migration20261127200000WaitAndEstimate },
   { name: 'Migration20261127210000WaitIndexes', class: Migration20261127210000WaitIndexes },
+  { name: 'Migration20261128100000BoardOffline', class: Migration20261128100000BoardOffline },
+  { name: 'Migration20261128110000BoardPrefixIndex', class: Migration20261128110000BoardPrefixIndex },
 ];

@@ -49,6 +49,8 @@ import {
   TicketCustomerService,
   TicketResolver,
   TicketService,
+  NumberLeaseResolver,
+  NumberLeaseService,
   type PresentOptions,
 } from './tickets';
 import {
@@ -145,7 +147,7 @@ function ticketResolver(scope: RequestScope, access: TicketAccess): TicketResolv
  * The control panel's resolvers of one request: the venue, its people, its keys, its boards and
  * displays, its webhooks; all ask the same VenueRoles about the caller.
  */
-function managementResolvers(scope: RequestScope): object[] {
+function managementResolvers(scope: RequestScope, access: TicketAccess): object[] {
   const roles = venueRolesOf(scope);
   const requestId = scope.requestId;
   const management = new VenueManagement(scope.em, roles, {
@@ -171,6 +173,7 @@ function managementResolvers(scope: RequestScope): object[] {
         announce: announcerOf(scope),
         clientAddress: scope.headers[CLIENT_ADDRESS_HEADER] ?? null,
       }),
+      access,
     ),
     ...webhookResolvers(roles, new WebhookEndpointService(scope.em, scope.config, sharedOf(scope).queues)),
     ...insightsResolvers(new InsightsService(new InsightsRepository(scope.em), roles)),
@@ -238,6 +241,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
   },
   resolvers: [
     TicketResolver,
+    NumberLeaseResolver,
     BranchResolver,
     TicketCustomerResolver,
     VenueManagementResolver,
@@ -292,6 +296,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
     const waits = new WaitRepository(scope.em);
     return [
       ticketResolver(scope, access),
+      new NumberLeaseResolver(new NumberLeaseService(scope.em), access),
       new TicketEstimateResolver(waits),
       new BranchWaitResolver(waits, access),
       new BranchResolver(new VenueService(scope.em)),
@@ -302,7 +307,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
         scope.config.push,
         scope.config.webhooks.allowInsecure,
       ),
-      ...managementResolvers(scope),
+      ...managementResolvers(scope, access),
     ];
   },
 };

@@ -22,6 +22,8 @@ export interface IssuedKey {
 export interface Principal {
   /** The key of the request; null when a signed-in member works at the branch. */
   keyId: number | null;
+  /** The signed-in member working at the branch; absent for a key. */
+  userId?: number;
   branchId: number;
   venueId: number;
   scopes: readonly TicketScope[];

@@ -22,11 +22,12 @@ export interface TicketCredentials {
 }
 
 /**
- * What only a POS integration uses: its own order ids and retry keys. A board device's key, which
- * any plan has, does the board's work (create, move, ring and list by the platform's ids) and no
- * more, so it cannot stand in for the API a plan may not include.
+ * What only a POS integration uses: its own order ids. A board device's key, which any plan has,
+ * does the board's work (create, move, ring and list by the platform's ids) and no more, so it
+ * cannot stand in for the API a plan may not include. Retry keys are the board's too: a board
+ * replays what it did offline with one per operation (docs/API-DECISIONS.md, "The board offline").
  */
-export type IntegrationFeature = 'externalId' | 'idempotencyKey';
+export type IntegrationFeature = 'externalId';
 
 const PLAN_WITHOUT_API = 'Your plan does not include API access. Upgrade to Growth or above.';
 
@@ -73,6 +74,18 @@ export class TicketAccess {
   }
 
   /**
+   * The calling board device's id; null for any other caller (a key, a signed-in member, a
+   * ticket's token, no credential). A revoked or unknown key is UNAUTHENTICATED, so a board learns
+   * that its device was revoked.
+   */
+  async boardDeviceId(): Promise<number | null> {
+    if (this.credentials.sessionUserId !== null) return null;
+    if (bearerKey(this.credentials.authorization) === undefined) return null;
+    const principal = await (this.principal ??= this.authenticate());
+    return principal.board === true ? principal.keyId : null;
+  }
+
+  /**
    * Whether the caller may read the branch: a signed-in member of its venue (any role, without
    * naming a branch to work at), or a key or board device of that very branch with tickets:read.
    * A caller with no credential is UNAUTHENTICATED, as for any ticket operation.
@@ -115,7 +128,7 @@ export class TicketAccess {
     const venueId = await this.members.branchVenue(branchId);
     const role = venueId === null ? null : await this.members.roleOf(venueId, userId);
     if (venueId === null || role === null) throw new ForbiddenError('You do not work at this branch.');
-    return { keyId: null, branchId, venueId, scopes: ['tickets:read', 'tickets:write'] };
+    return { keyId: null, userId, branchId, venueId, scopes: ['tickets:read', 'tickets:write'] };
   }
 
   private async principalOf(key: string): Promise<Principal | null> {

@@ -14,6 +14,10 @@ export interface BoardDevice {
   name: string;
   /** The key's shown prefix once paired; null while the pairing code waits. */
   prefix: string | null;
+  /** The prefix of the numbers the board offers once its lease has run out offline; null: none. */
+  numberPrefix: string | null;
+  /** Whether the board itself calls a ready number while it cannot reach the platform. */
+  callsWhenOffline: boolean;
   createdByUserId: number | null;
   pairedAt: Date | null;
   lastUsedAt: Date | null;
@@ -47,6 +51,13 @@ export interface DisplayTicket {
   updatedAt: Date;
 }
 
+/** A board device's own settings, as created or changed (BoardService.deviceSettingsOf). */
+export interface BoardDeviceSettings {
+  name: string;
+  numberPrefix: string | null;
+  callsWhenOffline: boolean;
+}
+
 export interface DisplaySettings {
   name: string;
   language: TextLanguage;
@@ -67,6 +78,8 @@ function deviceOf(row: Row): BoardDevice {
     venueId: Number(row.venue_id),
     name: row.name as string,
     prefix: row.paired_at === null ? null : (row.prefix as string),
+    numberPrefix: (row.number_prefix as string | null) ?? null,
+    callsWhenOffline: row.calls_when_offline === true,
     createdByUserId: row.created_by_user_id === null ? null : Number(row.created_by_user_id),
     pairedAt: when(row.paired_at),
     lastUsedAt: when(row.last_used_at),
@@ -101,7 +114,7 @@ const LIVE_DEVICE = `k.revoked_at is null and (k.paired_at is not null or exists
   select 1 from tickets.board_pairings p where p.api_key_id = k.id and p.used_at is null and p.expires_at > now()))`;
 
 const DEVICE_COLUMNS = `k.id, k.branch_id, b.name as branch_name, b.venue_id, k.name, k.prefix,
-  k.created_by_user_id, k.paired_at, k.last_used_at, k.revoked_at, k.created_at`;
+  k.number_prefix, k.calls_when_offline, k.created_by_user_id, k.paired_at, k.last_used_at, k.revoked_at, k.created_at`;
 const DISPLAY_COLUMNS = `d.id, d.branch_id, b.name as branch_name, b.venue_id, d.name, d.language, d.chime, d.speech, d.ready_minutes,
   d.created_by_user_id, d.last_seen_at, d.revoked_at, d.created_at`;
 
@@ -110,20 +123,29 @@ export class BoardRepository {
   constructor(private readonly em: EntityManager) {}
 
   /** A device waiting to be paired: a key no one holds yet, and its pairing code's hash. */
-  async createDevice(fields: {
-    branchId: number;
-    name: string;
-    userId: number;
-    placeholderHash: Buffer;
-    codeHash: Buffer;
-    codeMinutes: number;
-  }): Promise<BoardDevice> {
+  async createDevice(
+    fields: BoardDeviceSettings & {
+      branchId: number;
+      userId: number;
+      placeholderHash: Buffer;
+      codeHash: Buffer;
+      codeMinutes: number;
+    },
+  ): Promise<BoardDevice> {
     const id = await this.em.transactional(async (em) => {
       const [row] = await em.execute<{ id: string }[]>(
-        `insert into tickets.api_keys (branch_id, name, scopes, prefix, key_hash, kind, created_by_user_id)
-         values (?, ?, ?::text[], '', ?, 'board', ?) returning id`,
-        // Every ticket scope: a device does the tickets work a branch key may.
-        [fields.branchId, fields.name, `{${TICKET_SCOPES.join(',')}}`, fields.placeholderHash, fields.userId],
+        `insert into tickets.api_keys (branch_id, name, scopes, prefix, key_hash, kind, created_by_user_id, number_prefix, calls_when_offline)
+         values (?, ?, ?::text[], '', ?, 'board', ?, ?, ?) returning id`,
+        [
+          fields.branchId,
+          fields.name,
+          // Every ticket scope: a device does the tickets work a branch key may.
+          `{${TICKET_SCOPES.join(',')}}`,
+          fields.placeholderHash,
+          fields.userId,
+          fields.numberPrefix,
+          fields.callsWhenOffline,
+        ],
       );
       await em.execute(
         `insert into tickets.board_pairings (api_key_id, code_hash, expires_at)
@@ -191,6 +213,33 @@ export class BoardRepository {
       [id],
     );
     return row === undefined ? null : deviceOf(row);
+  }
+
+  /** Changes a device's own settings. */
+  async updateDevice(id: number, settings: BoardDeviceSettings): Promise<void> {
+    await this.em.execute(
+      `update tickets.api_keys set name = ?, number_prefix = ?, calls_when_offline = ? where id = ? and kind = 'board'`,
+      [settings.name, settings.numberPrefix, settings.callsWhenOffline, id],
+    );
+  }
+
+  /**
+   * Whether another device of the branch not revoked has the number prefix. Run in the transaction
+   * that writes it, after `lockBranch`, so two changes of one branch's prefixes check one after
+   * another (the unique index `api_keys_board_prefix_unique` holds it whatever the code does).
+   */
+  async numberPrefixTaken(branchId: number, prefix: string, exceptId: number | null): Promise<boolean> {
+    const [row] = await this.em.execute<{ taken: boolean }[]>(
+      `select exists (select 1 from tickets.api_keys where branch_id = ? and kind = 'board'
+          and revoked_at is null and number_prefix = ? and id is distinct from ?) as taken`,
+      [branchId, prefix, exceptId],
+    );
+    return row?.taken === true;
+  }
+
+  /** Holds the branch's row until the transaction ends. */
+  async lockBranch(branchId: number): Promise<void> {
+    await this.em.execute('select id from tickets.branches where id = ? for update', [branchId]);
   }
 
   /** Revokes a device and any pairing code of it still waiting; the hash of its key, to announce. */

@@ -13,14 +13,29 @@ import {
   toBoardDeviceType,
   toDisplayTicketType,
   toDisplayType,
+  UpdateBoardDeviceInput,
   UpdateDisplayInput,
 } from './board.type';
 import { VENUE_CAPS, VenueType } from '../venues';
+import type { TicketAccess } from '../access';
 
 /** The staff board's devices and the room's displays, as the panel and the pages use them. */
 @Resolver(() => VenueType)
 export class BoardResolver {
-  constructor(private readonly boards: BoardService) {}
+  constructor(
+    private readonly boards: BoardService,
+    private readonly access: Pick<TicketAccess, 'boardDeviceId'>,
+  ) {}
+
+  @Query(() => BoardDeviceType, {
+    nullable: true,
+    description:
+      'The calling board device, as its board reads its own settings (numberPrefix, callsWhenOffline); null for any other caller. A revoked device’s key is UNAUTHENTICATED.',
+  })
+  async currentBoardDevice(): Promise<BoardDeviceType | null> {
+    const device = await this.boards.currentBoardDevice(await this.access.boardDeviceId());
+    return device === null ? null : toBoardDeviceType(device);
+  }
 
   @AssumedSize(VENUE_CAPS.boardDevices)
   @FieldResolver(() => [BoardDeviceType], {
@@ -42,7 +57,9 @@ export class BoardResolver {
     description: `Creates a board device for a branch and a pairing code for the tablet (single use, 15 minutes). Owners and managers; past ${VENUE_CAPS.boardDevices} devices in use at the venue, BAD_USER_INPUT on branchId.`,
   })
   async createBoardDevice(
-    @Arg('input', () => CreateBoardDeviceInput, { description: 'The branch and the device’s name.' })
+    @Arg('input', () => CreateBoardDeviceInput, {
+      description: 'The branch, the device’s name and its offline settings.',
+    })
     input: CreateBoardDeviceInput,
   ): Promise<BoardDevicePairingType> {
     const { device, code, url, expiresAt } = await this.boards.createBoardDevice(input);
@@ -58,6 +75,17 @@ export class BoardResolver {
   ): Promise<PairedBoardDeviceType> {
     const { key, device } = await this.boards.pairBoardDevice(code);
     return { secret: key, device: toBoardDeviceType(device) };
+  }
+
+  @Mutation(() => BoardDeviceType, {
+    description:
+      'Changes a board device’s name, number prefix or offline calling; the board reads them with currentBoardDevice. Owners and managers; audit-logged as board_device.updated.',
+  })
+  async updateBoardDevice(
+    @Arg('input', () => UpdateBoardDeviceInput, { description: 'The device and what to change.' })
+    input: UpdateBoardDeviceInput,
+  ): Promise<BoardDeviceType> {
+    return toBoardDeviceType(await this.boards.updateBoardDevice(input));
   }
 
   @Mutation(() => BoardDeviceType, {

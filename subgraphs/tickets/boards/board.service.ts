@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { hashSecret, newApiKey, newSecret } from '../../../common/api-keys';
 import { NotFoundError, ValidationError, type FieldMessages } from '../../../common/errors';
 import { parseRecordId } from '../../../common/input.rules';
@@ -8,6 +9,7 @@ import { keyRevoked, type AccessChange } from '../../../contracts/tickets/access
 import { BOARD_KEY_PREFIX } from '../../../contracts/tickets/board-device';
 import type {
   BoardDevice,
+  BoardDeviceSettings,
   BoardRepository,
   Display,
   DisplaySettings,
@@ -48,6 +50,20 @@ export interface DisplayIssued {
   url: string;
 }
 
+/** A board device's settings as asked for; what is left out (undefined or null) stays. */
+export interface BoardDeviceInput {
+  name?: string | null;
+  /** 1 to 3 capital Latin letters; the empty string clears it. */
+  numberPrefix?: string | null;
+  callsWhenOffline?: boolean | null;
+}
+
+/** A number prefix: 1 to 3 capital Latin letters (A to Z), never a digit, so it never reads as a number of the branch's sequence. */
+const NUMBER_PREFIX = /^[A-Z]{1,3}$/;
+
+/** The unique index that keeps a prefix to one device of a branch not revoked. */
+const PREFIX_INDEX = 'api_keys_board_prefix_unique';
+
 export interface DisplayInput {
   name?: string | null;
   language?: string | null;
@@ -73,30 +89,36 @@ export class BoardService {
     },
   ) {}
 
-  async createBoardDevice(input: { branchId: string; name: string }): Promise<PairingIssued> {
+  async createBoardDevice(
+    input: { branchId: string; name: string } & BoardDeviceInput,
+  ): Promise<PairingIssued> {
     const branch = await this.roles.managedBranch(input.branchId);
-    const errors: FieldMessages = {};
-    const name = checkName(errors, 'name', input.name);
-    if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+    const settings = deviceSettingsOf({ ...input, name: input.name }, null);
+    const { name } = settings;
     const code = newPairingCode();
-    const device = await this.boards.transaction(async (boards, em) => {
-      // Pairing turns a waiting device into a paired one, so only creating claims room.
-      await claimVenueRoom(em, branch.venueId, 'boardDevices', 'branchId', () =>
-        boards.liveDeviceCount(branch.venueId),
-      );
-      return boards.createDevice({
-        branchId: branch.id,
-        name,
-        userId: this.roles.user(),
-        // Unusable until paired: the hash of a secret no one is ever shown.
-        placeholderHash: hashSecret(newSecret('unpaired_')),
-        codeHash: hashSecret(normalisedCode(code)),
-        codeMinutes: PAIRING_MINUTES,
-      });
-    });
+    const device = await this.boards
+      .transaction(async (boards, em) => {
+        // Pairing turns a waiting device into a paired one, so only creating claims room.
+        await claimVenueRoom(em, branch.venueId, 'boardDevices', 'branchId', () =>
+          boards.liveDeviceCount(branch.venueId),
+        );
+        await refuseTakenPrefix(boards, branch.id, settings.numberPrefix, null);
+        return boards.createDevice({
+          ...settings,
+          branchId: branch.id,
+          userId: this.roles.user(),
+          // Unusable until paired: the hash of a secret no one is ever shown.
+          placeholderHash: hashSecret(newSecret('unpaired_')),
+          codeHash: hashSecret(normalisedCode(code)),
+          codeMinutes: PAIRING_MINUTES,
+        });
+      })
+      .catch(prefixRaced(settings.numberPrefix));
     await this.roles.audit(branch.venueId, 'board_device.created', `board_device:${device.id}`, {
       name,
       branch_id: branch.id,
+      number_prefix: settings.numberPrefix,
+      calls_when_offline: settings.callsWhenOffline,
     });
     return {
       device,
@@ -128,6 +150,29 @@ export class BoardService {
   async boardDevicesOf(venueId: number): Promise<BoardDevice[]> {
     await this.roles.require(venueId, 'manage');
     return this.boards.devicesOf(venueId);
+  }
+
+  /** Changes a device's name, number prefix or offline calling; audit-logged as `board_device.updated`. */
+  async updateBoardDevice(input: { id: string } & BoardDeviceInput): Promise<BoardDevice> {
+    const device = await this.managedDevice(input.id);
+    const settings = deviceSettingsOf(input, device);
+    await this.boards
+      .transaction(async (boards) => {
+        await refuseTakenPrefix(boards, device.branchId, settings.numberPrefix, device.id);
+        await boards.updateDevice(device.id, settings);
+      })
+      .catch(prefixRaced(settings.numberPrefix));
+    await this.roles.audit(device.venueId, 'board_device.updated', `board_device:${device.id}`, {
+      name: settings.name,
+      number_prefix: settings.numberPrefix,
+      calls_when_offline: settings.callsWhenOffline,
+    });
+    return (await this.boards.device(device.id))!;
+  }
+
+  /** The calling board device itself, as it reads its own settings; null for any other caller. */
+  async currentBoardDevice(deviceId: number | null): Promise<BoardDevice | null> {
+    return deviceId === null ? null : this.boards.device(deviceId);
   }
 
   async revokeBoardDevice(id: string): Promise<BoardDevice> {
@@ -240,4 +285,51 @@ export class BoardService {
       readyMinutes,
     };
   }
+}
+
+/** The device's settings asked for, over its own (or the defaults for a new one). */
+function deviceSettingsOf(input: BoardDeviceInput, current: BoardDeviceSettings | null): BoardDeviceSettings {
+  const errors: FieldMessages = {};
+  const name =
+    input.name === undefined || input.name === null
+      ? (current?.name ?? checkName(errors, 'name', ''))
+      : checkName(errors, 'name', input.name);
+  let numberPrefix = current?.numberPrefix ?? null;
+  if (input.numberPrefix === '') numberPrefix = null;
+  else if (input.numberPrefix !== undefined && input.numberPrefix !== null) {
+    if (NUMBER_PREFIX.test(input.numberPrefix)) numberPrefix = input.numberPrefix;
+    else errors.numberPrefix = [say('board.number_prefix_format')];
+  }
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return {
+    name,
+    numberPrefix,
+    callsWhenOffline: input.callsWhenOffline ?? current?.callsWhenOffline ?? false,
+  };
+}
+
+/** Refuses a prefix another device of the branch not revoked has, on `numberPrefix`. */
+async function refuseTakenPrefix(
+  boards: BoardRepository,
+  branchId: number,
+  prefix: string | null,
+  exceptId: number | null,
+): Promise<void> {
+  if (prefix === null) return;
+  await boards.lockBranch(branchId);
+  if (await boards.numberPrefixTaken(branchId, prefix, exceptId)) {
+    throw new ValidationError({ numberPrefix: [say('board.number_prefix_taken', { prefix })] });
+  }
+}
+
+/** A write the unique index refused (a change that raced past the check): the same refusal. */
+function prefixRaced(prefix: string | null): (error: unknown) => never {
+  return (error) => {
+    if (error instanceof UniqueConstraintViolationException && error.message.includes(PREFIX_INDEX)) {
+      throw new ValidationError({
+        numberPrefix: [say('board.number_prefix_taken', { prefix: prefix ?? '' })],
+      });
+    }
+    throw error;
+  };
 }

@@ -4,6 +4,10 @@ import { DISPLAY_TICKETS_MAX, type BoardDevice, type Display, type DisplayTicket
 import { TicketStatusValue } from '../tickets';
 import { UserReference, BranchType } from '../venues';
 
+/** What a number prefix may be, as both inputs say it. */
+const NUMBER_PREFIX_RULE =
+  'The prefix of the numbers the board offers once its lease has run out offline: 1 to 3 capital Latin letters (A to Z), unique among the branch’s devices not revoked.';
+
 @ObjectType('BoardDevice', {
   description: 'A tablet paired to run a branch’s staff board: ticket work at that branch, nothing else.',
 })
@@ -22,6 +26,19 @@ export class BoardDeviceType {
     description: 'The first characters of its credential, to tell devices apart; null until paired.',
   })
   prefix!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The prefix (1 to 3 capital Latin letters, unique among the branch’s devices) of the numbers the board offers once its lease of numbers has run out offline, such as A1, A2; null: none, and the board then offers none.',
+  })
+  numberPrefix!: string | null;
+
+  @Field(() => Boolean, {
+    description:
+      'Whether the board itself chimes and speaks a ready number while it cannot reach the platform (the room’s displays cannot learn of it then). Default false.',
+  })
+  callsWhenOffline!: boolean;
 
   @Field(() => UserReference, { nullable: true, description: 'Who created it.' })
   createdBy!: UserReference | null;
@@ -48,6 +65,8 @@ export function toBoardDeviceType(device: BoardDevice): BoardDeviceType {
     name: device.name,
     branch: { id: String(device.branchId), name: device.branchName, venueId: device.venueId },
     prefix: device.prefix,
+    numberPrefix: device.numberPrefix,
+    callsWhenOffline: device.callsWhenOffline,
     createdBy: device.createdByUserId === null ? null : { id: String(device.createdByUserId) },
     pairedAt: device.pairedAt,
     lastUsedAt: device.lastUsedAt,
@@ -94,6 +113,41 @@ export class CreateBoardDeviceInput {
 
   @Field(() => String, { description: 'A name to tell it apart, 1 to 120 characters.' })
   name!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: `${NUMBER_PREFIX_RULE} Left out: none.`,
+  })
+  numberPrefix?: string | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Whether the board calls a ready number itself while offline; default false.',
+  })
+  callsWhenOffline?: boolean | null;
+}
+
+@InputType('UpdateBoardDeviceInput', {
+  description: 'New settings for a board device; what is left out stays.',
+})
+export class UpdateBoardDeviceInput {
+  @Field(() => ID, { description: 'The device.' })
+  id!: string;
+
+  @Field(() => String, { nullable: true, description: 'A new name, 1 to 120 characters.' })
+  name?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: `${NUMBER_PREFIX_RULE} The empty string clears it.`,
+  })
+  numberPrefix?: string | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Whether the board calls a ready number itself while offline.',
+  })
+  callsWhenOffline?: boolean | null;
 }
 
 @ObjectType('Display', {

@@ -1,6 +1,6 @@
 /**
  * Tickets: the ticket, its state machine, its rules, its repository and outbox writes, the
- * staff's and the customer's operations and their graph types.
+ * staff's and the customer's operations and their graph types, and leases of upcoming numbers.
  * What the other folders of the tickets subgraph may use; the rest of tickets/ is its own.
  */
 export { Ticket } from './ticket.entity';
@@ -18,3 +18,5 @@ export {
 export { PublicTicketType, TicketStatusValue, toTicketType, type PresentOptions } from './ticket.type';
 export { BranchResolver, TicketResolver } from './ticket.resolver';
 export { TicketCustomerResolver } from './ticket-customer.resolver';
+export { NumberLeaseService, NUMBER_LEASE_DEFAULT, NUMBER_LEASE_MAX } from './number-lease.service';
+export { NumberLeaseResolver } from './number-lease.resolver';

@@ -24,6 +24,11 @@ export interface NewTicketRow {
   note: string | null;
   /** API unless said otherwise. */
   source?: TicketSource;
+  /**
+   * When the ticket was made, as a device that was offline reported it (checked by
+   * `checkOccurredAt`); null or absent: now. A moment ahead of the database's clock is taken as now.
+   */
+  createdAt?: Date | null;
 }
 
 /** What narrows a list of a branch's tickets; a blank field narrows nothing. */
@@ -75,8 +80,20 @@ function writtenAfterNumber(ticket: Omit<NewTicketRow, 'number'>): unknown[] {
     ticket.customerPhone,
     ticket.note,
     ticket.source ?? TicketSource.API,
+    ticket.createdAt ?? null,
   ];
 }
+
+/** The creation time a new ticket's insert writes: the moment given, never later than now. */
+const CREATED_AT = 'least(coalesce(?::timestamptz, now()), now())';
+
+/**
+ * The moment a move stamps (`?`: the moment the device reported, or null for now): never later
+ * than now, and never before the ticket's previous event (its creation for a waiting ticket, its
+ * readiness for a ready one), read from the row as it was before the update.
+ */
+const MOVE_STAMP = `greatest(least(coalesce(?::timestamptz, now()), now()),
+  case when status = 'ready' then coalesce(ready_at, created_at) else created_at end)`;
 
 /** Keeps the keys' advisory locks apart from any other use of advisory locks on the database. */
 const IDEMPOTENCY_LOCK_SEED = 0x1de4;
@@ -219,8 +236,8 @@ export class TicketRepository {
   /** The new ticket, or null when an open ticket holds its number or external id already. */
   async insert(ticket: NewTicketRow): Promise<Ticket | null> {
     return this.oneTicket(
-      `insert into tickets.tickets (branch_id, number, external_id, token, customer_name, customer_phone, note, source)
-         values (?, ?, ?, ?, ?, ?, ?, ?)
+      `insert into tickets.tickets (branch_id, number, external_id, token, customer_name, customer_phone, note, source, created_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ${CREATED_AT})
          on conflict do nothing
          returning *`,
       [ticket.branchId, ticket.number, ...writtenAfterNumber(ticket)],
@@ -249,8 +266,8 @@ export class TicketRepository {
                                and h.status in ('waiting', 'ready'))
           returning b.id, b.number_counter
        ), created as (
-         insert into tickets.tickets (branch_id, number, external_id, token, customer_name, customer_phone, note, source)
-         select n.id, n.number_counter::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::smallint
+         insert into tickets.tickets (branch_id, number, external_id, token, customer_name, customer_phone, note, source, created_at)
+         select n.id, n.number_counter::text, ?::text, ?::text, ?::text, ?::text, ?::text, ?::smallint, ${CREATED_AT}
            from numbered n
          on conflict do nothing
          returning *
@@ -316,21 +333,25 @@ export class TicketRepository {
 
   /**
    * Moves the ticket to `to` and stamps when, if its status is still one of `from`; null when it no
-   * longer is. `alert` also counts a ring and restarts the ring interval.
+   * longer is. `alert` also counts a ring and restarts the ring interval, from now: the customer is
+   * alerted now, whenever the move happened. `occurredAt` is when the move happened on a device
+   * that was offline (MOVE_STAMP); the ticket's `updated_at` is now all the same.
    */
   async changeStatus(
     id: number,
     from: readonly TicketStatus[],
     to: TicketStatus,
     alert: boolean,
+    occurredAt: Date | null = null,
   ): Promise<Ticket | null> {
     const stamp = to === 'ready' ? 'ready_at' : to === 'collected' ? 'collected_at' : 'cancelled_at';
     const ring = alert ? ', ring_count = ring_count + 1, last_alert_at = now()' : '';
+    const when = occurredAt === null ? 'now()' : MOVE_STAMP;
     return this.oneTicket(
-      `update tickets.tickets set status = ?, ${stamp} = now(), updated_at = now()${ring}
+      `update tickets.tickets set status = ?, ${stamp} = ${when}, updated_at = now()${ring}
           where id = ? and status in (${from.map(() => '?').join(', ')})
           returning *`,
-      [to, id, ...from],
+      occurredAt === null ? [to, id, ...from] : [to, occurredAt, id, ...from],
     );
   }
 

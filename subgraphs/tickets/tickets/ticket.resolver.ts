@@ -6,7 +6,8 @@ import { TOKEN_HIDDEN_FIELDS } from '../../../contracts/tickets/live-event';
 import { TicketAccess, type IntegrationFeature } from '../access';
 import { DEFAULT_PER_PAGE, TICKET_LIMITS } from '../../../contracts/tickets/ticket.limits';
 import type { TicketMove } from './ticket-state-machine';
-import { TicketService, type TicketRef } from './ticket.service';
+import { TicketService, type MoveOptions, type TicketRef } from './ticket.service';
+import { OCCURRED_AT_CLOCK_SKEW_SECONDS, OCCURRED_AT_MAX_AGE_HOURS } from './ticket.rules';
 import {
   CreateTicketInput,
   CreateTicketPayload,
@@ -31,19 +32,18 @@ function unlessReadByToken(ticket: TicketType, field: (typeof TOKEN_HIDDEN_FIELD
   return ticket[field];
 }
 
-/** What of a POS integration's own a creation uses, if anything. */
-function integrationFeatureOf(
-  input: CreateTicketInput,
-  idempotencyKey: string | null,
-): IntegrationFeature | undefined {
-  if (input.externalId != null) return 'externalId';
-  return idempotencyKey != null ? 'idempotencyKey' : undefined;
+/** What of a POS integration's own an operation uses, if anything. */
+function integrationFeatureOf(externalId: string | null | undefined): IntegrationFeature | undefined {
+  return externalId != null ? 'externalId' : undefined;
 }
 
 /** The descriptions of a ticket operation's two ways to name the ticket. */
 const BY_ID = 'The ticket’s id; give this or externalId.';
 const BY_EXTERNAL_ID =
   'The calling system’s order id instead of id: the branch’s open ticket with it, else the newest closed one.';
+/** The descriptions of what a board replaying its offline work adds to a move. */
+const MOVE_KEY = `1 to ${TICKET_LIMITS.idempotencyKey} characters, kept 24 hours per branch (with create’s keys): the same move of the same ticket with the same occurredAt again answers the ticket as it is now and changes nothing; a different request with the key is refused.`;
+const OCCURRED_AT = `When it happened, for work done offline: at most ${OCCURRED_AT_MAX_AGE_HOURS} hours ago and at most ${OCCURRED_AT_CLOCK_SKEW_SECONDS} s ahead (taken as now); a moment before the ticket’s previous event is taken as that event’s. Left out: now.`;
 
 /** Exactly one of id and externalId; an id that is not a positive integer names no ticket. */
 export function ticketRef(id: string | null | undefined, externalId: string | null | undefined): TicketRef {
@@ -219,9 +219,19 @@ export class TicketResolver {
         '1 to 255 characters, kept 24 hours per branch: the same input again returns the first ticket (replayed); different input is refused.',
     })
     idempotencyKey: string | null,
+    @Arg('occurredAt', () => Date, {
+      nullable: true,
+      description: `When the ticket was made, for one made offline: it becomes createdAt. At most ${OCCURRED_AT_MAX_AGE_HOURS} hours ago and at most ${OCCURRED_AT_CLOCK_SKEW_SECONDS} s ahead (taken as now). Left out: now.`,
+    })
+    occurredAt: Date | null,
   ): Promise<CreateTicketPayload> {
-    const principal = await this.access.require('tickets:write', integrationFeatureOf(input, idempotencyKey));
-    const { ticket, replayed } = await this.ticketService.create(principal, input, idempotencyKey);
+    const principal = await this.access.require('tickets:write', integrationFeatureOf(input.externalId));
+    const { ticket, replayed } = await this.ticketService.create(
+      principal,
+      input,
+      idempotencyKey,
+      occurredAt,
+    );
     return { ticket: toTicketType(ticket, this.present), replayed };
   }
 
@@ -230,8 +240,12 @@ export class TicketResolver {
     @Arg('id', () => ID, { nullable: true, description: BY_ID }) id: string | null,
     @Arg('externalId', () => String, { nullable: true, description: BY_EXTERNAL_ID })
     externalId: string | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: MOVE_KEY })
+    idempotencyKey: string | null,
+    @Arg('occurredAt', () => Date, { nullable: true, description: OCCURRED_AT })
+    occurredAt: Date | null,
   ): Promise<TicketType> {
-    return this.move(id, externalId, 'ready');
+    return this.move(id, externalId, 'ready', { idempotencyKey, occurredAt });
   }
 
   @Mutation(() => TicketType, { description: 'waiting or ready → collected. Needs tickets:write.' })
@@ -239,8 +253,12 @@ export class TicketResolver {
     @Arg('id', () => ID, { nullable: true, description: BY_ID }) id: string | null,
     @Arg('externalId', () => String, { nullable: true, description: BY_EXTERNAL_ID })
     externalId: string | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: MOVE_KEY })
+    idempotencyKey: string | null,
+    @Arg('occurredAt', () => Date, { nullable: true, description: OCCURRED_AT })
+    occurredAt: Date | null,
   ): Promise<TicketType> {
-    return this.move(id, externalId, 'collected');
+    return this.move(id, externalId, 'collected', { idempotencyKey, occurredAt });
   }
 
   @Mutation(() => TicketType, { description: 'waiting or ready → cancelled. Needs tickets:write.' })
@@ -248,8 +266,12 @@ export class TicketResolver {
     @Arg('id', () => ID, { nullable: true, description: BY_ID }) id: string | null,
     @Arg('externalId', () => String, { nullable: true, description: BY_EXTERNAL_ID })
     externalId: string | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: MOVE_KEY })
+    idempotencyKey: string | null,
+    @Arg('occurredAt', () => Date, { nullable: true, description: OCCURRED_AT })
+    occurredAt: Date | null,
   ): Promise<TicketType> {
-    return this.move(id, externalId, 'cancel');
+    return this.move(id, externalId, 'cancel', { idempotencyKey, occurredAt });
   }
 
   @Mutation(() => TicketType, {
@@ -288,13 +310,15 @@ export class TicketResolver {
     return toBranchType(await this.venueService.getBranch(Number(ticket.branchId)));
   }
 
-  private async move(id: string | null, externalId: string | null, move: TicketMove): Promise<TicketType> {
-    const principal = await this.access.require(
-      'tickets:write',
-      externalId != null ? 'externalId' : undefined,
-    );
+  private async move(
+    id: string | null,
+    externalId: string | null,
+    move: TicketMove,
+    options: MoveOptions,
+  ): Promise<TicketType> {
+    const principal = await this.access.require('tickets:write', integrationFeatureOf(externalId));
     return toTicketType(
-      await this.ticketService.move(principal, ticketRef(id, externalId), move),
+      await this.ticketService.move(principal, ticketRef(id, externalId), move, options),
       this.present,
     );
   }

@@ -57,3 +57,34 @@ export function checkNewTicket(input: NewTicketInput): CheckedNewTicket {
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   return checked;
 }
+
+/**
+ * How long ago a change may have happened (`occurredAt`): a board that was offline syncs what it
+ * did within a day; older is refused, as an idempotency key is kept no longer either.
+ */
+export const OCCURRED_AT_MAX_AGE_HOURS = 24;
+/** A device's clock this far ahead of the platform's is taken as now; further ahead is refused. */
+export const OCCURRED_AT_CLOCK_SKEW_SECONDS = 60;
+
+/**
+ * The moment a change happened, as a device reported it: null when not given (now). Refused on
+ * `occurredAt` when more than OCCURRED_AT_MAX_AGE_HOURS ago or more than
+ * OCCURRED_AT_CLOCK_SKEW_SECONDS ahead; a moment up to that far ahead is later taken as now, and
+ * one before the ticket's previous event as that event's (TicketRepository), in the statement
+ * that writes it, by the database's clock.
+ */
+export function checkOccurredAt(value: Date | null | undefined, now = Date.now()): Date | null {
+  if (value === undefined || value === null) return null;
+  const time = value.getTime();
+  if (!Number.isFinite(time) || time < now - OCCURRED_AT_MAX_AGE_HOURS * 3_600_000) {
+    throw new ValidationError({
+      occurredAt: [say('ticket.occurred_at_past', { hours: OCCURRED_AT_MAX_AGE_HOURS })],
+    });
+  }
+  if (time > now + OCCURRED_AT_CLOCK_SKEW_SECONDS * 1_000) {
+    throw new ValidationError({
+      occurredAt: [say('ticket.occurred_at_future', { seconds: OCCURRED_AT_CLOCK_SKEW_SECONDS })],
+    });
+  }
+  return value;
+}

@@ -12,7 +12,7 @@ import {
   type TicketFilter,
   type TicketWrites,
 } from './ticket.repository';
-import { checkNewTicket, type NewTicketInput } from './ticket.rules';
+import { checkNewTicket, checkOccurredAt, type NewTicketInput } from './ticket.rules';
 import { MOVES, refuseMove, type TicketMove } from './ticket-state-machine';
 import { VenueRepository } from '../venues';
 import { TOKEN } from '../../../common/patterns';
@@ -35,6 +35,14 @@ export interface TicketPage {
   total: number;
   page: number;
   perPage: number;
+}
+
+/** What a device that worked offline adds to a move: its retry key and when the move happened. */
+export interface MoveOptions {
+  /** 1 to 255 characters, kept 24 hours per branch with the keys of creates. */
+  idempotencyKey?: string | null;
+  /** When the move happened; null or absent: now (`checkOccurredAt`). */
+  occurredAt?: Date | null;
 }
 
 export interface CreatedTicket {
@@ -68,20 +76,35 @@ function newToken(): string {
 }
 
 /** Same body, same hash, whatever the key order. */
-export function requestHash(input: CheckedRequest): string {
+export function requestHash(input: object): string {
   const canonical = JSON.stringify(
     Object.keys(input)
       .sort()
-      .map((k) => [k, input[k as keyof CheckedRequest]]),
+      .map((k) => [k, (input as Record<string, unknown>)[k]]),
   );
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-type CheckedRequest = ReturnType<typeof checkNewTicket>;
+/**
+ * A create's checked input, and when it happened when a device that was offline said so (only
+ * then part of the request an Idempotency-Key answers for, so the hashes of keys written before
+ * `occurredAt` existed still match).
+ */
+type CheckedRequest = ReturnType<typeof checkNewTicket> & { occurredAt?: string };
+
+/** Refuses a retry key the key store cannot hold, on `idempotencyKey`. */
+function checkIdempotencyKey(key: string): void {
+  if (key.length < 1 || key.length > TICKET_LIMITS.idempotencyKey) {
+    throw new ValidationError({
+      idempotencyKey: [say('ticket.idempotency_key_length', { max: TICKET_LIMITS.idempotencyKey })],
+    });
+  }
+}
 
 /** A new ticket's columns but its number, with a token of its own. */
 function newRow(principal: Principal, checked: CheckedRequest): Omit<NewTicketRow, 'number'> {
   return {
+    createdAt: checked.occurredAt === undefined ? null : new Date(checked.occurredAt),
     branchId: principal.branchId,
     externalId: checked.externalId,
     token: newToken(),
@@ -105,25 +128,27 @@ export class TicketService {
 
   /**
    * Creates a waiting ticket of the caller's branch. Without a number it takes the branch's next
-   * one; with an Idempotency-Key, a repeat of the same request returns the first ticket.
+   * one; with an Idempotency-Key, a repeat of the same request returns the first ticket. With
+   * `occurredAt` (a board that was offline) the ticket was made then (`checkOccurredAt`).
    */
   async create(
     principal: Principal,
     input: NewTicketInput,
     idempotencyKey?: string | null,
+    occurredAt?: Date | null,
   ): Promise<CreatedTicket> {
-    const checked = checkNewTicket(input);
+    const when = checkOccurredAt(occurredAt);
+    const checked: CheckedRequest = {
+      ...checkNewTicket(input),
+      ...(when === null ? {} : { occurredAt: when.toISOString() }),
+    };
     if (idempotencyKey === undefined || idempotencyKey === null) {
       const ticket =
         (checked.number === null ? await this.insertAtOnce(this.tickets, principal, checked) : null) ??
         (await this.tickets.transaction((tx) => this.insertTicket(tx, principal, checked, false)));
       return { ticket, replayed: false };
     }
-    if (idempotencyKey.length < 1 || idempotencyKey.length > TICKET_LIMITS.idempotencyKey) {
-      throw new ValidationError({
-        idempotencyKey: [say('ticket.idempotency_key_length', { max: TICKET_LIMITS.idempotencyKey })],
-      });
-    }
+    checkIdempotencyKey(idempotencyKey);
     return this.createOnce(principal, checked, idempotencyKey);
   }
 
@@ -239,21 +264,70 @@ export class TicketService {
     return tickets.findByExternalId(principal.branchId, ref.externalId);
   }
 
-  /** Applies one move atomically: of two concurrent moves of a ticket, one wins and the other is refused. */
-  async move(principal: Principal, ref: TicketRef, move: TicketMove): Promise<Ticket> {
-    const { from, to } = MOVES[move];
+  /**
+   * Applies one move atomically: of two concurrent moves of a ticket, one wins and the other is
+   * refused. With an idempotency key (a board replaying what it did offline), the move and the
+   * key's record commit together under the key's lock: a repeat of the same request (move, ticket,
+   * occurredAt) answers the ticket as it is now and changes nothing; the key with another request
+   * is refused on `idempotencyKey`. `occurredAt` dates the move (`checkOccurredAt`).
+   */
+  async move(
+    principal: Principal,
+    ref: TicketRef,
+    move: TicketMove,
+    options: MoveOptions = {},
+  ): Promise<Ticket> {
+    const occurredAt = checkOccurredAt(options.occurredAt);
+    const key = options.idempotencyKey ?? null;
+    if (key === null)
+      return this.tickets.transaction((tx) => this.applyMove(tx, principal, ref, move, occurredAt));
+    checkIdempotencyKey(key);
+    const hash = requestHash({ move, ref, occurredAt: occurredAt?.toISOString() ?? null });
     return this.tickets.transaction(async (tx) => {
-      const current = await this.find(tx.tickets, principal, ref);
-      if (current === null) throw new NotFoundError('Ticket not found.');
-      // Ready is when the customer is alerted; it counts as the first ring.
-      const ticket = await tx.tickets.changeStatus(current.id, from, to, to === 'ready');
-      if (ticket === null) {
-        const latest = await tx.tickets.statusOf(current.id);
-        throw refuseMove(move, latest ?? current.status);
+      if (!(await tx.tickets.lockIdempotencyKey(principal.branchId, key, IDEMPOTENCY_WAIT_MS))) {
+        throw new ConflictError(
+          'A request with this idempotency key is still being processed. Retry shortly.',
+        );
       }
-      await tx.outbox.recordEvent(principal.venueId, MOVE_EVENT[move], ticket);
+      const earlier = await tx.tickets.findIdempotencyKey(principal.branchId, key);
+      if (earlier !== undefined) {
+        if (earlier.requestHash !== hash) {
+          throw new ValidationError({ idempotencyKey: [say('request.idempotency_mismatch')] });
+        }
+        const now = await tx.tickets.findInBranch(principal.branchId, earlier.ticketId);
+        if (now === null) throw new NotFoundError('Ticket not found.');
+        return now;
+      }
+      const ticket = await this.applyMove(tx, principal, ref, move, occurredAt);
+      await tx.tickets.rememberIdempotencyKey(
+        principal.branchId,
+        key,
+        { requestHash: hash, ticketId: ticket.id },
+        IDEMPOTENCY_HOURS,
+      );
       return ticket;
     });
+  }
+
+  /** The move's conditional update and its outbox row, in the caller's transaction. */
+  private async applyMove(
+    tx: TicketWrites,
+    principal: Principal,
+    ref: TicketRef,
+    move: TicketMove,
+    occurredAt: Date | null,
+  ): Promise<Ticket> {
+    const { from, to } = MOVES[move];
+    const current = await this.find(tx.tickets, principal, ref);
+    if (current === null) throw new NotFoundError('Ticket not found.');
+    // Ready is when the customer is alerted; it counts as the first ring.
+    const ticket = await tx.tickets.changeStatus(current.id, from, to, to === 'ready', occurredAt);
+    if (ticket === null) {
+      const latest = await tx.tickets.statusOf(current.id);
+      throw refuseMove(move, latest ?? current.status);
+    }
+    await tx.outbox.recordEvent(principal.venueId, MOVE_EVENT[move], ticket);
+    return ticket;
   }
 
   /** Alerts the customer again: only a ready ticket, at most once every 30 seconds. */

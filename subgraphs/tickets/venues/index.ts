@@ -7,7 +7,13 @@ export { Venue, type VenueLanguage } from './venue.entity';
 export { VenueRepository } from './venue.repository';
 export { VenueService } from './venue.service';
 export { checkName } from './venue.rules';
-export { claimVenueRoom, VENUE_CAPS, VENUES_PER_PERSON, type VenueCap } from './venue-caps';
+export {
+  claimVenueRoom,
+  LEASED_NUMBERS_PER_DAY,
+  VENUE_CAPS,
+  VENUES_PER_PERSON,
+  type VenueCap,
+} from './venue-caps';
 export { MembershipRepository, VENUE_ROLES, type Membership, type VenueRole } from './membership.repository';
 export { VenueRoles, type VenueAction } from './venue-roles';
 export { VENUE_AUDIT } from './venue-audit';

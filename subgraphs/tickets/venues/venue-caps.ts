@@ -60,6 +60,14 @@ export async function claimVenueRoom(
  */
 export const VENUES_PER_PERSON = 10;
 
+/**
+ * The most ticket numbers one caller (a board device, a key, or a signed-in member) may lease at a
+ * branch in one venue day (`reserveTicketNumbers`): a busy board's day of orders taken through an
+ * outage, 25 leases of 20. Past it the lease is refused on `count`, nothing taken, so no caller can
+ * run a branch's sequence up by leasing alone.
+ */
+export const LEASED_NUMBERS_PER_DAY = 500;
+
 /** Where the advisory locks of one person's memberships live, apart from any other lock's key. */
 const PERSON_MEMBERSHIPS_LOCK = 52_001;
 
