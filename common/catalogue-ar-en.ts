@@ -513,8 +513,55 @@ export const MESSAGES = {
   'board.page.wait_median': { en: 'Median wait, last hour', ar: 'وسيط الانتظار في آخر ساعة' },
   'board.page.wait_oldest': { en: 'Oldest waiting', ar: 'أقدم طلب منتظر' },
   'board.page.offline': {
-    en: 'Offline — reconnecting. Actions are paused.',
-    ar: 'غير متصل — تتم إعادة الاتصال. الإجراءات متوقفة.',
+    en: 'Offline — reconnecting. Changes are kept and sent when the line is back.',
+    ar: 'غير متصل — تتم إعادة الاتصال. تُحفظ التغييرات وتُرسل عند عودة الاتصال.',
+  },
+  'board.page.confirmed_at': { en: 'Last confirmed at {time}', ar: 'آخر تأكيد في {time}' },
+  'board.page.pending': {
+    en: '{count} changes waiting to be sent',
+    ar: 'تغييرات بانتظار الإرسال: {count}',
+  },
+  'board.page.conflict_count': { en: '{count} not applied', ar: 'لم يُطبَّق: {count}' },
+  'board.page.dismiss': { en: 'Dismiss', ar: 'إخفاء' },
+  'board.page.conflict_cancelled': {
+    en: 'Order {number} was cancelled elsewhere while this board was offline',
+    ar: 'أُلغي الطلب {number} من مكان آخر أثناء انقطاع اللوحة',
+  },
+  'board.page.conflict_collected': {
+    en: 'Order {number} was already collected elsewhere while this board was offline',
+    ar: 'استُلم الطلب {number} من مكان آخر أثناء انقطاع اللوحة',
+  },
+  'board.page.conflict_refused': {
+    en: 'Order {number}: a change made offline was not applied ({reason})',
+    ar: 'الطلب {number}: لم يُطبَّق تغيير أُجري دون اتصال ({reason})',
+  },
+  'board.page.conflict_create': {
+    en: 'Order {number}, made offline, could not be created ({reason})',
+    ar: 'تعذّر إنشاء الطلب {number} الذي أُدخل دون اتصال ({reason})',
+  },
+  'board.page.conflict_not_created': {
+    en: 'Order {number} was never created, so a later change to it was not applied',
+    ar: 'لم يُنشأ الطلب {number}، فلم يُطبَّق تغيير لاحق عليه',
+  },
+  'board.page.ring_stale': {
+    en: 'Order {number} was not rung again: the ring was over two minutes old when the line came back',
+    ar: 'لم يُرسل تنبيه الطلب {number}: مضى عليه أكثر من دقيقتين عند عودة الاتصال',
+  },
+  'board.page.ring_not_ready': {
+    en: 'Order {number} was not rung again: it is no longer ready',
+    ar: 'لم يُرسل تنبيه الطلب {number}: لم يعد جاهزاً',
+  },
+  'board.page.dropped_changes': {
+    en: 'This board was removed: {count} changes made offline were not applied',
+    ar: 'أُزيلت هذه اللوحة: لم تُطبَّق تغييرات أُجريت دون اتصال عددها {count}',
+  },
+  'board.page.no_numbers': {
+    en: 'No numbers left for orders made offline: type a number',
+    ar: 'لا أرقام متبقية للطلبات دون اتصال: اكتب رقماً',
+  },
+  'board.page.prefix_numbers': {
+    en: 'The reserved numbers ran out: this order takes {number}',
+    ar: 'نفدت الأرقام المحجوزة: يأخذ هذا الطلب الرقم {number}',
   },
   'board.page.refused_offline': {
     en: 'Not sent: the board is offline. Try again when it reconnects.',

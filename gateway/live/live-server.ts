@@ -8,7 +8,7 @@ import type { Logger } from '../../common/logger';
 import type { Redis } from '../../common/redis';
 import type { RunQuery } from '../context';
 import type { CostModel, GatewayRateLimits } from '../limits';
-import { credentialCheck, LiveAdmission } from './live-admission';
+import { credentialCheck, LiveAdmission, type LiveSocketContext } from './live-admission';
 import { LiveAccess } from './live-access';
 import { LiveFeed } from './live-feed';
 import { LiveHub } from './live-hub';
@@ -53,6 +53,17 @@ export interface RunningLiveServer {
  * registry (the operations and subscriptions sockets hold), access (revocation), the feed (Redis)
  * and the hub (fan-out).
  */
+/**
+ * A socket's acknowledgement once admitted: it carries the gateway's clock, by which a board that
+ * worked offline corrects its own when it stamps each queued change with the moment it happened.
+ */
+async function acknowledgement(
+  admission: LiveAdmission,
+  ctx: LiveSocketContext,
+): Promise<false | { serverTime: string }> {
+  return (await admission.connect(ctx)) ? { serverTime: new Date().toISOString() } : false;
+}
+
 export async function startLiveServer(options: LiveServerOptions): Promise<RunningLiveServer> {
   const { runQuery, logger, config } = options;
   const schema = buildSchema(printSchema(options.apiSchema));
@@ -93,7 +104,7 @@ export async function startLiveServer(options: LiveServerOptions): Promise<Runni
       onSubscribe: (ctx, _id, payload) =>
         registry.admit(admission.connectionOf(ctx), payload, () => admission.refusalOf(ctx, payload)),
       context: (ctx, id, payload): LiveContext => ({ connection: admission.connectionOf(ctx), id, payload }),
-      onConnect: (ctx) => admission.connect(ctx),
+      onConnect: (ctx) => acknowledgement(admission, ctx),
       // The source stream is a LiveSink, which writes its own frames; graphql-js maps nothing.
       subscribe: (args) => registry.subscribe(args),
       execute: (args) => registry.execute(args),

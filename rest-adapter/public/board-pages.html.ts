@@ -16,36 +16,61 @@ const otherLanguage = (language: TextLanguage) =>
     ? { href: '?lang=en', lang: 'en', label: 'English' }
     : { href: '?lang=ar', lang: 'ar', label: 'العربية' };
 
+/** The words the board's scripts say, by the names they use. */
+const BOARD_WORDS: Record<string, MessageId> = {
+  waiting: 'board.page.waiting',
+  ready: 'board.page.ready',
+  markReady: 'board.page.mark_ready',
+  ring: 'board.page.ring',
+  ringIn: 'board.page.ring_in',
+  collected: 'board.page.collected',
+  cancel: 'board.page.cancel',
+  confirmCancel: 'board.page.confirm_cancel',
+  undo: 'board.page.undo',
+  waited: 'board.page.waited',
+  offline: 'board.page.offline',
+  refusedOffline: 'board.page.refused_offline',
+  removed: 'board.page.removed',
+  empty: 'board.page.empty',
+  noBranches: 'board.page.no_branches',
+  confirmedAt: 'board.page.confirmed_at',
+  pending: 'board.page.pending',
+  conflictCount: 'board.page.conflict_count',
+  dismiss: 'board.page.dismiss',
+  conflictCancelled: 'board.page.conflict_cancelled',
+  conflictCollected: 'board.page.conflict_collected',
+  conflictRefused: 'board.page.conflict_refused',
+  conflictCreate: 'board.page.conflict_create',
+  conflictNotCreated: 'board.page.conflict_not_created',
+  ringStale: 'board.page.ring_stale',
+  ringNotReady: 'board.page.ring_not_ready',
+  droppedChanges: 'board.page.dropped_changes',
+  noNumbers: 'board.page.no_numbers',
+  prefixNumbers: 'board.page.prefix_numbers',
+};
+
 /**
  * The staff board: pairing or sign-in first, then the branch's waiting and ready tickets. It is one
- * page whatever the credential; the script keeps it live over the gateway's socket, and every
- * action goes over that socket, so an offline board refuses actions instead of queueing them.
+ * page whatever the credential; the script keeps it live over the gateway's socket and queues every
+ * action in IndexedDB, so an offline board keeps working and sends what was done once it is back.
+ * `worker` is the service worker that keeps the page and its files for a start with no connection.
  */
-export function boardPage(language: TextLanguage, liveUrl: string, assets: PageAssets): string {
+export function boardPage(
+  language: TextLanguage,
+  liveUrl: string,
+  assets: PageAssets,
+  worker: string,
+): string {
   const say = (id: MessageId) => e(text(id, language));
   const other = otherLanguage(language);
-  const words = wordsOf(language, {
-    waiting: 'board.page.waiting',
-    ready: 'board.page.ready',
-    markReady: 'board.page.mark_ready',
-    ring: 'board.page.ring',
-    ringIn: 'board.page.ring_in',
-    collected: 'board.page.collected',
-    cancel: 'board.page.cancel',
-    confirmCancel: 'board.page.confirm_cancel',
-    undo: 'board.page.undo',
-    waited: 'board.page.waited',
-    offline: 'board.page.offline',
-    refusedOffline: 'board.page.refused_offline',
-    removed: 'board.page.removed',
-    empty: 'board.page.empty',
-    noBranches: 'board.page.no_branches',
-  });
+  const words = wordsOf(language, BOARD_WORDS);
+  // A board calls a ready number aloud while the display cannot hear of it, in the room's Arabic.
+  const callAr = e(text('display.page.call', 'ar'));
   return `${documentStart(language, text('board.page.title', language), assets, 'board-body')}
-<main id="board" data-live-url="${e(liveUrl)}" data-lang="${language}" data-ring-seconds="${RING_INTERVAL_SECONDS}" data-words="${words}" data-state="connecting">
+<main id="board" data-live-url="${e(liveUrl)}" data-lang="${language}" data-ring-seconds="${RING_INTERVAL_SECONDS}" data-words="${words}" data-call-ar="${callAr}" data-worker="${e(worker)}" data-state="connecting" data-pending="0" data-conflicts="0">
 <header class="board-head">
 <h1>${say('board.page.title')} <span class="branch-name"></span></h1>
-<span class="offline" role="status" hidden>${say('board.page.offline')}</span>
+<span class="offline" role="status" hidden>${say('board.page.offline')} <span class="confirmed"></span></span>
 <a class="lang" href="${other.href}" hreflang="${other.lang}" lang="${other.lang}">${other.label}</a>
 <button type="button" class="leave" hidden>${say('board.page.leave')}</button>
 </header>
@@ -80,6 +105,7 @@ export function boardPage(language: TextLanguage, liveUrl: string, assets: PageA
 </section>
 <input type="search" class="search" placeholder="${say('board.page.search')}" aria-label="${say('board.page.search')}">
 <p class="notice" role="alert"></p>
+<section class="sync-status" role="status" hidden><span class="pending"></span> <span class="conflict-count"></span><ul class="conflicts"></ul></section>
 <div class="lists">
 <section class="list waiting"><h2>${say('board.page.waiting')} <span class="count" data-count="waiting">0</span></h2><ul data-list="waiting"></ul></section>
 <section class="list ready"><h2>${say('board.page.ready')} <span class="count" data-count="ready">0</span></h2><ul data-list="ready"></ul></section>

@@ -7,7 +7,8 @@ import { pageRouteFor, registerRoutes, type PageRoute } from '../route-table';
 import { boardPage, displayPage } from './board-pages.html';
 import { OPEN_DISPLAY } from './board-pages.operations';
 import type { Asset } from '../../common/static-asset';
-import { contentSecurityPolicy, PageAssetFiles, sendAssetAt } from './page-assets';
+import { boardWorker, contentSecurityPolicy, PageAssetFiles, sendAssetAt } from './page-assets';
+import { sendAsset } from '../../common/static-asset';
 import type { PageAssets } from './ticket-page.html';
 import { pageLanguage } from './ticket-page.requests';
 
@@ -17,8 +18,13 @@ interface BoardPagesDependencies {
   files: Map<string, Asset>;
   board: PageAssets;
   display: PageAssets;
+  /** The board's service worker, naming this release's files. */
+  worker: Asset;
   csp: string;
 }
+
+/** Where the board's service worker is served: at the root, so its scope can be `/board`. */
+const BOARD_WORKER_PATH = '/board-sw.js';
 
 const route = pageRouteFor<BoardPagesDependencies>();
 
@@ -61,10 +67,17 @@ export const BOARD_PAGE_ROUTES: readonly PageRoute<BoardPagesDependencies>[] = [
         pageHeaders(res, csp);
         res.setHeader('Vary', 'Accept-Language');
         const language = pageLanguage(req.query.lang, req.get('accept-language'));
-        res.type('html').send(boardPage(language, config.publicLiveUrl, board));
+        res.type('html').send(boardPage(language, config.publicLiveUrl, board, BOARD_WORKER_PATH));
       },
     }),
   ),
+  route({
+    method: 'get',
+    path: BOARD_WORKER_PATH,
+    operations: [],
+    summary: 'The staff board’s service worker: keeps the board and its files for a start with no connection',
+    handler: (req, res, { worker }) => sendAsset(req, res, worker),
+  }),
   route({
     method: 'get',
     path: '/display/:token',
@@ -96,13 +109,28 @@ export const BOARD_PAGE_ROUTES: readonly PageRoute<BoardPagesDependencies>[] = [
 export function boardPagesRoutes(graph: GraphClient, config: Config): Router {
   const assets = new PageAssetFiles('/b/assets');
   const live = assets.hashed('live.js');
+  const callOut = assets.hashed('call-out.js');
+  // The board draws its bold from the regular face; the display has nothing but bold.
+  const board: PageAssets = {
+    scripts: [
+      live,
+      callOut,
+      assets.hashed('board-store.js'),
+      assets.hashed('board-sync.js'),
+      assets.hashed('board.js'),
+    ],
+    style: assets.stylesheet('board.css', [400]),
+  };
   const dependencies: BoardPagesDependencies = {
     graph,
     config,
     files: assets.files,
-    // The board draws its bold from the regular face; the display has nothing but bold.
-    board: { scripts: [live, assets.hashed('board.js')], style: assets.stylesheet('board.css', [400]) },
-    display: { scripts: [live, assets.hashed('display.js')], style: assets.stylesheet('display.css', [700]) },
+    board,
+    display: {
+      scripts: [live, callOut, assets.hashed('display.js')],
+      style: assets.stylesheet('display.css', [700]),
+    },
+    worker: boardWorker(assets, ['/board', board.style, ...(board.scripts ?? [])]),
     csp: contentSecurityPolicy(config.publicLiveUrl),
   };
   return registerRoutes(express.Router(), BOARD_PAGE_ROUTES, dependencies);

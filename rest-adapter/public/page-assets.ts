@@ -82,6 +82,30 @@ export class PageAssetFiles {
   }
 }
 
+/**
+ * The staff board's service worker (`assets/board-sw.js`) for this release: it keeps `paths` and
+ * the fonts their stylesheets name, under a cache named by the hash of all of them, so a new
+ * release installs beside the old one and replaces it whole, never a page with another's files.
+ */
+export function boardWorker(assets: PageAssetFiles, paths: readonly string[]): Asset {
+  const fonts = new Set<string>();
+  for (const path of paths) {
+    const asset = assets.files.get(path.slice(assets.prefix.length + 1));
+    for (const [, font] of asset?.body.toString().matchAll(/url\((fonts\/[^)]+)\)/g) ?? []) {
+      fonts.add(`${assets.prefix}/${font}`);
+    }
+  }
+  const precache = [...paths, ...fonts];
+  const script = readFileSync(join(projectRoot(), 'rest-adapter', 'public', 'assets', 'board-sw.js'));
+  const release = createHash('sha256').update(precache.join('\n')).update(script).digest('hex').slice(0, 12);
+  const body = Buffer.concat([
+    Buffer.from(`var RELEASE = '${release}';\nvar PRECACHE = ${JSON.stringify(precache)};\n`),
+    script,
+  ]);
+  // Checked on every start of the board: a new release is found at once.
+  return { body, gzipped: gzipSync(body, { level: 9 }), type: TYPES.js, cacheControl: 'no-cache' };
+}
+
 /** A strict policy: only the project's own files, and the gateway's socket for live updates. */
 export function contentSecurityPolicy(liveUrl: string): string {
   const live = new URL(liveUrl);

@@ -1,7 +1,9 @@
 /*
- * The staff board. Every read and every action goes over one graphql-ws socket to the gateway, so
- * when the socket is down the board says so, keeps the last state marked stale, and refuses
- * actions instead of queueing them. ES2019 at most, no framework: tablets of every age run it.
+ * The staff board. Reads go over one graphql-ws socket to the gateway; every action goes into the
+ * durable queue of board-sync.js first and is shown at once, so the kitchen keeps working through
+ * an outage: the board opens from its service worker and IndexedDB with the last confirmed
+ * tickets, takes numbers from its lease, and sends what was done, in order, once the line is back.
+ * ES2019 at most, no framework: tablets of every age run it.
  */
 (function () {
   'use strict';
@@ -13,7 +15,8 @@
   // A ready is sent after this many seconds, so a mistaken tap can be taken back: once sent, the
   // customer has been alerted (page, push, SMS, webhook) and the state rules keep it ready.
   var UNDO_SECONDS = 5;
-  var STORE = 'board.credential';
+  // Where a board before IndexedDB kept its credential: read once, then moved.
+  var LEGACY_STORE = 'board.credential';
   var FIELDS = 'id number status customerName ringCount readyAt createdAt updatedAt';
   var WAIT = 'wait { waiting oldestWaitingSince medianWaitSeconds alertMinutes }';
   // After a change, the wait is read again once things settle rather than once per event.
@@ -22,21 +25,28 @@
     return root.querySelector(selector);
   };
 
-  var credential = load();
+  var store = window.boardStore();
+  var credential = null;
   var feed = null; // the branch's live tickets, for the credential it was opened with
-  var tickets = {};
+  var tickets = {}; // as the platform last confirmed them, by id
+  var confirmedAt = 0; // when the platform last confirmed them
+  var branchName = '';
+  var device = null; // the paired device's settings: { numberPrefix, callsWhenOffline }
+  var loaded = false; // the branch's tickets read over this socket
   var ringedAt = {};
   var readyTimers = {};
   var renderQueued = false;
+  var snapshotTimer = null;
+  var audio = null;
   var wait = null; // the branch's live wait, as the graph last answered it
   var waitTimer = null;
   var pairCode = codeFromFragment();
-  // Opening a pairing link pairs this tablet anew, whatever it was paired or signed in as before.
-  if (pairCode) save(null);
 
-  function load() {
+  function legacyCredential() {
     try {
-      return JSON.parse(window.localStorage.getItem(STORE) || 'null');
+      var value = JSON.parse(window.localStorage.getItem(LEGACY_STORE) || 'null');
+      window.localStorage.removeItem(LEGACY_STORE);
+      return value;
     } catch {
       // A store another version left behind, or none at all: start from pairing.
       return null;
@@ -47,8 +57,19 @@
     credential = value;
     if (feed) feed.stop();
     feed = null;
-    if (value) window.localStorage.setItem(STORE, JSON.stringify(value));
-    else window.localStorage.removeItem(STORE);
+    loaded = false;
+    store.save({ credential: value || undefined });
+  }
+
+  /** Forgets the board's every trace (a new pairing, leaving, a removed device): answers the changes dropped. */
+  function forgetAll() {
+    var dropped = sync.forget();
+    tickets = {};
+    device = null;
+    confirmedAt = 0;
+    save(null);
+    store.clear();
+    return dropped;
   }
 
   function codeFromFragment() {
@@ -73,9 +94,24 @@
   }
 
   function offline(lost) {
+    loaded = loaded && !lost;
     $('.offline').hidden = !lost;
     root.classList.toggle('stale', lost);
     if (lost && root.dataset.state === 'live') show('offline');
+    drawConfirmed();
+  }
+
+  /** While offline, when the platform last confirmed what the board shows. */
+  function drawConfirmed() {
+    var text = '';
+    if (confirmedAt && root.classList.contains('stale')) {
+      var time = new Date(confirmedAt).toLocaleTimeString(lang === 'ar' ? 'ar-IQ' : 'en-GB', {
+        hour: '2-digit',
+        minute: '2-digit',
+      });
+      text = fill(words.confirmedAt, { time: time });
+    }
+    $('.confirmed').textContent = text;
   }
 
   function notice(message) {
@@ -91,26 +127,53 @@
       return params;
     },
     offlineError: words.refusedOffline,
-    onStatus: function (state) {
-      if (state === 'connecting') root.dataset.state = 'connecting';
-      else if (state === 'live') {
+    onStatus: function (state, info) {
+      if (state === 'connecting') {
+        if (!root.classList.contains('stale')) root.dataset.state = 'connecting';
+      } else if (state === 'live') {
+        sync.connected(info && info.serverTime);
         root.dataset.state = 'syncing';
         offline(false);
       } else offline(true);
     },
     onClose: function (code) {
-      Object.keys(readyTimers).forEach(cancelReady);
-      if (code === 4403) {
-        // The device was revoked or the session ended: back to pairing, at once.
-        save(null);
-        tickets = {};
-        setupError(words.removed);
-        live.reconnect();
-      }
+      // The device was revoked or the session ended: back to pairing, at once.
+      if (code === 4403) removed();
     },
     refetch: start,
   });
   var request = live.request;
+
+  var sync = window.boardSync({
+    store: store,
+    request: request,
+    words: words,
+    isLive: live.isLive,
+    loaded: function () {
+      return loaded;
+    },
+    ticket: function (id) {
+      return tickets[id];
+    },
+    onChange: queueRender,
+    onApplied: function (ticket) {
+      apply(ticket, true);
+    },
+    onNotice: notice,
+    onRevoked: function () {
+      removed();
+    },
+  });
+
+  /** The platform no longer knows this board: what was waiting is dropped, and said so. */
+  function removed() {
+    Object.keys(readyTimers).forEach(cancelReady);
+    var dropped = forgetAll();
+    setupError(dropped > 0 ? fill(words.droppedChanges, { count: dropped }) : words.removed);
+    show('setup');
+    queueRender();
+    live.reconnect();
+  }
 
   function firstError(result) {
     var error = result.errors && result.errors[0];
@@ -149,28 +212,40 @@
     request(
       'query { currentBranch { name ' +
         WAIT +
-        ' } waiting: tickets(perPage: 100, filter: { status: WAITING }) { items { ' +
+        ' } currentBoardDevice { numberPrefix callsWhenOffline } waiting: tickets(perPage: 100, filter: { status: WAITING }) { items { ' +
         FIELDS +
         ' } } ready: tickets(perPage: 100, filter: { status: READY }) { items { ' +
         FIELDS +
         ' } } }',
-    ).then(function (result) {
-      if (!result.data) {
-        notice(firstError(result));
-        return;
-      }
-      var branchName = document.createElement('bdi');
-      branchName.textContent = result.data.currentBranch.name;
-      $('.branch-name').textContent = '· ';
-      $('.branch-name').appendChild(branchName);
-      wait = result.data.currentBranch.wait;
-      tickets = {};
-      result.data.waiting.items.concat(result.data.ready.items).forEach(function (ticket) {
-        apply(ticket, false);
-      });
-      show('live');
-      notice('');
+    ).then(loadedBranch);
+  }
+
+  /** The branch as the platform has it now: shown, kept for an offline start, then the queue sent. */
+  function loadedBranch(result) {
+    if (!result.data) {
+      if (live.isLive()) notice(firstError(result));
+      return;
+    }
+    drawBranchName(result.data.currentBranch.name);
+    wait = result.data.currentBranch.wait;
+    device = result.data.currentBoardDevice;
+    tickets = {};
+    result.data.waiting.items.concat(result.data.ready.items).forEach(function (ticket) {
+      apply(ticket, false);
     });
+    store.save({ device: device || undefined });
+    loaded = true;
+    show('live');
+    notice('');
+    sync.flush();
+  }
+
+  function drawBranchName(name) {
+    branchName = name;
+    var isolated = document.createElement('bdi');
+    isolated.textContent = name;
+    $('.branch-name').textContent = '· ';
+    $('.branch-name').appendChild(isolated);
   }
 
   function queueWaitRead() {
@@ -293,6 +368,8 @@
   }
 
   function apply(ticket, live) {
+    confirmedAt = Date.now();
+    keepSnapshot();
     var known = tickets[ticket.id];
     if (ticket.status === 'COLLECTED' || ticket.status === 'CANCELLED') {
       delete tickets[ticket.id];
@@ -304,6 +381,15 @@
       tickets[ticket.id] = ticket;
     }
     queueRender();
+  }
+
+  /** The tickets as last confirmed, kept for a reload or a restart with no connection. */
+  function keepSnapshot() {
+    if (snapshotTimer) return;
+    snapshotTimer = setTimeout(function () {
+      snapshotTimer = null;
+      store.save({ snapshot: { tickets: tickets, confirmedAt: confirmedAt, branchName: branchName } });
+    }, 300);
   }
 
   function queueRender() {
@@ -351,6 +437,8 @@
 
   function drawTicket(item, ticket, now) {
     item.classList.toggle('pending', Boolean(readyTimers[ticket.id]));
+    // Shown before the platform has it: done here, waiting in the queue to be sent.
+    item.classList.toggle('unsent', Boolean(ticket.pending));
     part(item, 'number', 'bdi').textContent = ticket.number;
     var minutes = Math.max(0, Math.floor((now - Date.parse(ticket.createdAt)) / 60000));
     // A customer's name is isolated: an Arabic name in the English layout (or the reverse) must
@@ -389,8 +477,9 @@
   function render() {
     var search = $('.search').value.trim().toLowerCase();
     var lists = { WAITING: [], READY: [] };
-    Object.keys(tickets).forEach(function (id) {
-      var ticket = tickets[id];
+    var shown = sync.overlay(tickets);
+    Object.keys(shown).forEach(function (id) {
+      var ticket = shown[id];
       if (search && ticket.number.toLowerCase().indexOf(search) === -1) return;
       lists[ticket.status].push(ticket);
     });
@@ -403,6 +492,52 @@
     fillList('waiting', lists.WAITING);
     fillList('ready', lists.READY);
     drawWait(Date.now());
+    drawSync();
+    drawConfirmed();
+  }
+
+  /** The changes waiting to be sent and the conflicts, shown whenever either is not zero. */
+  function drawSync() {
+    var pending = sync.pending();
+    var conflicts = sync.conflicts();
+    root.dataset.pending = String(pending);
+    root.dataset.leased = String(sync.leased());
+    root.dataset.conflicts = String(conflicts.length);
+    var status = $('.sync-status');
+    status.hidden = pending === 0 && conflicts.length === 0;
+    status.querySelector('.pending').textContent = pending > 0 ? fill(words.pending, { count: pending }) : '';
+    status.querySelector('.conflict-count').textContent =
+      conflicts.length > 0 ? fill(words.conflictCount, { count: conflicts.length }) : '';
+    var list = $('ul.conflicts');
+    if (
+      list.dataset.drawn ===
+      conflicts
+        .map(function (c) {
+          return c.id;
+        })
+        .join()
+    )
+      return;
+    list.dataset.drawn = conflicts
+      .map(function (c) {
+        return c.id;
+      })
+      .join();
+    list.textContent = '';
+    conflicts.forEach(function (conflict) {
+      var item = document.createElement('li');
+      item.className = 'conflict';
+      var said = document.createElement('span');
+      said.textContent = conflict.text;
+      var dismiss = document.createElement('button');
+      dismiss.type = 'button';
+      dismiss.dataset.action = 'dismiss';
+      dismiss.dataset.id = conflict.id;
+      dismiss.textContent = words.dismiss;
+      item.appendChild(said);
+      item.appendChild(dismiss);
+      list.appendChild(item);
+    });
   }
 
   function fillList(name, items) {
@@ -438,17 +573,45 @@
     }
   }
 
-  function act(mutation, id) {
-    return request('mutation ($id: ID) { ' + mutation + '(id: $id) { ' + FIELDS + ' } }', { id: id }).then(
-      function (result) {
-        if (!result.data) {
-          notice(firstError(result));
-          return;
-        }
-        notice('');
-        apply(result.data[mutation], true);
+  /** A change to a ticket: queued, shown at once, sent as soon as the socket allows. */
+  function act(kind, id) {
+    var ticket = sync.overlay(tickets)[id];
+    if (!ticket) return;
+    notice('');
+    if (kind === 'ring') ringedAt[id] = Date.now();
+    sync.enqueue(kind, ticket);
+    if ((kind === 'ready' || kind === 'ring') && !live.isLive() && device && device.callsWhenOffline) {
+      callAloud(ticket.number);
+    }
+  }
+
+  /** The room cannot hear of a call the platform does not know: the board calls it itself. */
+  function callAloud(number) {
+    var said = fill(root.dataset.callAr, { number: number });
+    root.dataset.calledAloud = String(Number(root.dataset.calledAloud || 0) + 1);
+    root.dataset.lastCalledAloud = said;
+    if (audio) {
+      audio.resume().catch(function () {});
+      window.callOut.chime(audio);
+    }
+    var voice = window.callOut.voiceFor('ar');
+    if (!voice) return;
+    var utterance = new window.SpeechSynthesisUtterance(said);
+    utterance.voice = voice;
+    utterance.lang = String(voice.lang).replace('_', '-');
+    utterance.rate = 0.9;
+    window.setTimeout(
+      function () {
+        window.speechSynthesis.speak(utterance);
       },
+      audio ? 700 : 0,
     );
+  }
+
+  /** Browsers let a page sound only after a gesture: every tap on the board is one. */
+  function unlockAudio() {
+    var Context = window.AudioContext || window.webkitAudioContext;
+    if (!audio && Context) audio = new Context();
   }
 
   function cancelReady(id) {
@@ -459,15 +622,11 @@
   }
 
   function startReady(id) {
-    if (root.dataset.state !== 'live') {
-      notice(words.refusedOffline);
-      return;
-    }
     readyTimers[id] = {
       at: Date.now() + UNDO_SECONDS * 1000,
       handle: setTimeout(function () {
         delete readyTimers[id];
-        act('markTicketReady', id);
+        act('ready', id);
       }, UNDO_SECONDS * 1000),
     };
     queueRender();
@@ -475,20 +634,21 @@
 
   root.addEventListener('click', function (event) {
     var target = event.target.closest('button[data-action]');
+    unlockAudio();
     if (!target) return;
     var id = target.dataset.id;
-    var ticket = tickets[id];
+    var ticket = sync.overlay(tickets)[id];
     var action = target.dataset.action;
     if (action === 'ready') startReady(id);
     else if (action === 'undo') cancelReady(id);
-    else if (action === 'ring') act('ringTicket', id);
-    else if (action === 'collected') act('markTicketCollected', id);
+    else if (action === 'dismiss') sync.dismiss(id);
+    else if (action === 'ring' || action === 'collected') act(action, id);
     else if (
       action === 'cancel' &&
       ticket &&
       window.confirm(fill(words.confirmCancel, { number: ticket.number }))
     ) {
-      act('cancelTicket', id);
+      act('cancel', id);
     }
   });
 
@@ -516,24 +676,26 @@
       var value = form[name].value.trim();
       if (value) input[name] = value;
     });
-    request('mutation ($i: CreateTicketInput!) { createTicket(input: $i) { ticket { ' + FIELDS + ' } } }', {
-      i: input,
-    }).then(function (result) {
-      if (!result.data) {
-        notice(firstError(result));
+    // Online the platform numbers it; offline it takes the next number this board holds.
+    if (!input.number && !live.isLive()) {
+      var taken = sync.takeNumber();
+      if (!taken) {
+        notice(words.noNumbers);
         return;
       }
-      notice('');
-      form.reset();
-      apply(result.data.createTicket.ticket, true);
-    });
+      input.number = taken.number;
+      input.taken = taken.taken;
+      notice(taken.leased ? '' : fill(words.prefixNumbers, { number: taken.number }));
+    } else notice('');
+    var key = 'local:' + String(Date.now()) + Math.random().toString(36).slice(2, 8);
+    form.reset();
+    sync.enqueue('create', { id: key, number: input.number || '' }, input);
   });
 
   $('.search').addEventListener('input', queueRender);
 
   $('.leave').addEventListener('click', function () {
-    save(null);
-    tickets = {};
+    forgetAll();
     $('.pair-form').hidden = false;
     $('.sign-in-form').hidden = false;
     $('.or').hidden = false;
@@ -547,6 +709,44 @@
   }, 1000);
   window.addEventListener('online', live.connect);
 
+  /** What the board knew before this load: shown at once, before any connection is tried. */
+  function boot(values) {
+    credential = values.credential || legacyCredential();
+    // Opening a pairing link pairs this tablet anew, whatever it was paired or signed in as before.
+    if (pairCode) {
+      forgetAll();
+      return;
+    }
+    if (credential) store.save({ credential: credential });
+    device = values.device || null;
+    var snapshot = values.snapshot;
+    if (credential && snapshot) {
+      tickets = snapshot.tickets || {};
+      confirmedAt = snapshot.confirmedAt || 0;
+      if (snapshot.branchName) drawBranchName(snapshot.branchName);
+      show('offline');
+      offline(true);
+    }
+    queueRender();
+  }
+
+  if ('serviceWorker' in navigator) {
+    navigator.serviceWorker.register(root.dataset.worker, { scope: '/board' }).catch(function () {
+      // No worker (a private window, an old browser): the board works while online as before.
+    });
+  }
   show('connecting');
-  live.connect();
+  store
+    .load(['credential', 'device', 'snapshot', 'lease', 'offset', 'conflicts', 'series', 'ids'])
+    .then(function (values) {
+      return sync.restore(values).then(function () {
+        boot(values);
+      });
+    })
+    .catch(function () {
+      // IndexedDB refused (a private window): the board works online, remembering nothing.
+    })
+    .then(function () {
+      live.connect();
+    });
 })();

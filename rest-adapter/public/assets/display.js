@@ -21,7 +21,6 @@
   var audio = null;
   var unlocked = false;
   var queue = [];
-  var voices = [];
 
   function noop() {}
 
@@ -168,6 +167,10 @@
     heartbeat: 20000,
     // A socket counts once the board is read: one acknowledged and then failing keeps backing off.
     ackResetsBackoff: false,
+    // The room cannot learn of a call while the display is away, so it tries again within 1.5 s
+    // however long the outage (one connection attempt per display every 0.75–1.5 s meanwhile),
+    // and shows what the board did within 2 s of the line coming back.
+    backoff: { first: 1000, max: 1500 },
     onStatus: function (state) {
       if (state !== 'offline') return;
       root.dataset.state = 'offline';
@@ -220,40 +223,6 @@
     },
   );
 
-  function chime() {
-    var now = audio.currentTime + 0.02;
-    // Ding-dong: E5 then C5, each decaying like a bell; 0.6 s.
-    [659.25, 523.25].forEach(function (frequency, i) {
-      var start = now + i * 0.24;
-      var envelope = audio.createGain();
-      var gain = envelope.gain;
-      var tone = audio.createOscillator();
-      gain.setValueAtTime(0.0001, start);
-      gain.exponentialRampToValueAtTime(0.5, start + 0.015);
-      gain.exponentialRampToValueAtTime(0.0001, start + 0.36);
-      envelope.connect(audio.destination);
-      tone.frequency.value = frequency;
-      tone.connect(envelope);
-      tone.start(start);
-      tone.stop(start + 0.38);
-    });
-  }
-
-  function loadVoices() {
-    voices = speech.getVoices();
-  }
-
-  function voiceFor() {
-    var best = null;
-    if (!speech) return null;
-    if (!voices.length) loadVoices();
-    voices.forEach(function (voice) {
-      if (String(voice.lang).toLowerCase().indexOf(lang) !== 0) return;
-      if (!best || voice.localService) best = voice; // works offline
-    });
-    return best;
-  }
-
   function next() {
     queue.shift();
     if (queue.length) play();
@@ -263,10 +232,10 @@
   function play() {
     var text = queue[0];
     var chimed = settings.chime && audio;
-    var voice = settings.speech && voiceFor();
+    var voice = settings.speech && window.callOut.voiceFor(lang);
     if (chimed) {
       audio.resume().catch(noop);
-      chime();
+      window.callOut.chime(audio);
       count('chimes');
     }
     if (!voice) return window.setTimeout(next, chimed ? 1200 : 0);
@@ -323,10 +292,8 @@
   ['click', 'keydown'].forEach(function (name) {
     document.addEventListener(name, unlock, true);
   });
-  if (speech) {
-    loadVoices(); // often late
-    speech.onvoiceschanged = loadVoices;
-  }
+  // The first ask starts the system loading its voices, which are often late.
+  if (speech) speech.getVoices();
   document.addEventListener('visibilitychange', function () {
     keepAwake();
     if (document.visibilityState === 'visible') live.connect();

@@ -50,11 +50,11 @@
   }
 
   /** An acknowledged socket: live, the subscriptions sent again, then the page's refetch. */
-  function acknowledged(client) {
+  function acknowledged(client, payload) {
     client.acked = true;
     if (client.options.ackResetsBackoff !== false) client.retries = 0;
     beat(client);
-    status(client, 'live');
+    status(client, 'live', payload || {});
     // The page may have given the socket up from its status handler.
     if (!client.acked) return;
     client.standing.forEach(function (subscription) {
@@ -66,7 +66,7 @@
   function receive(client, message) {
     var operation = message.id !== undefined ? client.operations[message.id] : undefined;
     if (message.type === 'connection_ack') {
-      acknowledged(client);
+      acknowledged(client, message.payload);
     } else if (message.type === 'next') {
       if (operation && operation.next) operation.next(message.payload || {});
     } else if (message.type === 'error' || message.type === 'complete') {
@@ -220,8 +220,9 @@
    *   url                the gateway's graphql-ws URL
    *   params()           the connection_init payload, read for every socket (a credential changes)
    *   refetch()          runs after every acknowledged connection, once subscriptions are sent
-   *   onStatus(s, info)  'connecting' (a socket opens), 'live' (acknowledged), 'offline' (lost,
-   *                      a retry planned: info is { code, delay })
+   *   onStatus(s, info)  'connecting' (a socket opens), 'live' (acknowledged: info is the
+   *                      acknowledgement's payload, { serverTime }), 'offline' (lost, a retry
+   *                      planned: info is { code, delay })
    *   onClose(code)      runs first when a socket is lost; it may stop() or reconnect() the client,
    *                      or answer the delay in ms before the retry instead of the backoff's
    *   offlineError       the message of a request refused or cut off for want of a socket
