@@ -392,6 +392,58 @@ describe('the staff board through an internet outage, in real headless Chromium'
     },
   );
 
+  it('sends a ring tapped offline only while it can help, and says when it did not', async () => {
+    const context = await browser.createBrowserContext();
+    try {
+      const device = await newDevice('Ring tablet');
+      const page = await pair(context, device.url, 'en');
+      const ticket = await rest('POST', '/tickets', {});
+      const number = String(ticket.number);
+      await rest('POST', `/tickets/${String(ticket.id)}/ready`);
+      // Its ready alert was a minute ago, so the ring interval allows another.
+      await database.query(
+        `update tickets.tickets set last_alert_at = now() - interval '1 minute', updated_at = now() - interval '1 minute' where id = $1`,
+        [ticket.id],
+      );
+      await page.reload({ waitUntil: 'load' });
+      await until(page, () => document.getElementById('board')?.dataset.state === 'live');
+      outage();
+      await until(page, () => document.getElementById('board')?.classList.contains('stale'));
+      await tap(page, number, 'ring');
+      await until(page, () => document.getElementById('board')?.dataset.pending === '1');
+      // The line stays down three minutes: the tablet's queue says the tap is that old.
+      await page.evaluate(
+        () =>
+          new Promise<void>((resolve) => {
+            const opened = indexedDB.open('staff-board');
+            opened.onsuccess = () => {
+              const queue = opened.result.transaction(['queue'], 'readwrite').objectStore('queue');
+              const all = queue.getAll();
+              all.onsuccess = () => {
+                for (const change of all.result as { at: number }[])
+                  queue.put({ ...change, at: change.at - 180_000 });
+                queue.transaction.oncomplete = () => resolve();
+              };
+            };
+          }),
+      );
+      await page.reload({ waitUntil: 'load' });
+      await until(page, () => document.getElementById('board')?.dataset.pending === '1');
+      const rings = async () =>
+        (await database.query('select ring_count from tickets.tickets where id = $1', [ticket.id]))[0]!
+          .ring_count;
+      const before = await rings();
+      lineBack();
+      await until(page, () => document.getElementById('board')?.dataset.conflicts === '1', 30_000);
+      expect(await page.$eval('ul.conflicts li span', (el) => el.textContent)).toBe(
+        `Order ${number} was not rung again: the ring was over two minutes old when the line came back`,
+      );
+      expect(await rings()).toBe(before);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('drops the queue of a device removed during the outage, saying how many changes were not applied', async () => {
     const context = await browser.createBrowserContext();
     try {
