@@ -9,10 +9,10 @@ const { relative } = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
 
 /**
- * Longest first, from a full `npm test` with three workers on two busy cores (`jest --ci --json`), in
- * seconds: replicas 290, secret rotation 220, Redis failover 125, fuzz 115, the 200,000-row export
- * 105, live revocation 85, the previous build 60, then 35–45 each (about a third of that on idle
- * cores). The staff board's and the ticket page's browser files (75 s and 50 s) are left out on
+ * Longest first, from a full `npm test` with three workers on two cores (`jest --ci --json`, 2026-12-07),
+ * in seconds: replicas 118, secret rotation 117, Redis failover 60, fuzz 52, the 200,000-row export
+ * 51, the previous build 39, live revocation 30, then 20–27 each (a busier machine has taken twice
+ * that). The browser files of the staff board, its outage and the ticket page are left out on
  * purpose: they time a page's update to the second, so they start once this first wave thins out
  * (jest's order by size brings them soon after) rather than beside its heaviest files. Refresh the
  * list when a file's time changes by much.
