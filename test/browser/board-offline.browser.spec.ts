@@ -274,6 +274,10 @@ describe('the staff board through an internet outage, in real headless Chromium'
       await page.setViewport(TABLET);
       await page.goto(`http://127.0.0.1:${pageLine.port}/board`, { waitUntil: 'load' });
       await until(page, () => document.getElementById('board')?.dataset.pending === '40');
+      // Shown at once from what the tablet kept, marked with when the platform last confirmed it.
+      expect(await page.$eval('.offline .confirmed', (el) => el.textContent)).toMatch(
+        /^(Last confirmed at|آخر تأكيد في) \S+/,
+      );
       const madeOffline = await page.$$eval('li.ticket.unsent', (items) =>
         items.map((item) => (item as HTMLElement).dataset.number ?? ''),
       );
