@@ -44,7 +44,7 @@ if [[ ! -f "$baseline/dist/tools/start.js" ]]; then
 fi
 
 # Each benchmark and its arguments, in the order the page gives them.
-benches=(plans tickets limits cv render events boards board-use observability footprint)
+benches=(plans tickets limits cv render events boards board-use board-sync observability footprint)
 declare -A args=(
   [plans]="--seconds 8 --concurrency 16"
   [tickets]="--seconds 5"
@@ -54,6 +54,7 @@ declare -A args=(
   [events]="--rounds 7"
   [boards]="--rounds 20 --displays 50 --boards 50"
   [board-use]="--seconds 120 --pause 1000"
+  [board-sync]="--runs 5"
   [observability]="--baseline $baseline --rounds 6 --slice 1.5"
   [footprint]="--seconds 20"
   [peers]="--rounds 3 --seconds 4"
