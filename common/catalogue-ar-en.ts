@@ -518,10 +518,10 @@ export const MESSAGES = {
   },
   'board.page.confirmed_at': { en: 'Last confirmed at {time}', ar: 'آخر تأكيد في {time}' },
   'board.page.pending': {
-    en: '{count} changes waiting to be sent',
+    en: 'Changes waiting to be sent: {count}',
     ar: 'تغييرات بانتظار الإرسال: {count}',
   },
-  'board.page.conflict_count': { en: '{count} not applied', ar: 'لم يُطبَّق: {count}' },
+  'board.page.conflict_count': { en: 'Not applied: {count}', ar: 'لم يُطبَّق: {count}' },
   'board.page.dismiss': { en: 'Dismiss', ar: 'إخفاء' },
   'board.page.conflict_cancelled': {
     en: 'Order {number} was cancelled elsewhere while this board was offline',
@@ -552,7 +552,7 @@ export const MESSAGES = {
     ar: 'لم يُرسل تنبيه الطلب {number}: لم يعد جاهزاً',
   },
   'board.page.dropped_changes': {
-    en: 'This board was removed: {count} changes made offline were not applied',
+    en: 'This board was removed. Changes made offline and not applied: {count}',
     ar: 'أُزيلت هذه اللوحة: لم تُطبَّق تغييرات أُجريت دون اتصال عددها {count}',
   },
   'board.page.no_numbers': {

@@ -463,7 +463,7 @@ describe('the staff board through an internet outage, in real headless Chromium'
       lineBack();
       await until(page, () => document.getElementById('board')?.dataset.state === 'setup', 30_000);
       expect(await page.$eval('.setup-error', (el) => el.textContent)).toBe(
-        'This board was removed: 2 changes made offline were not applied',
+        'This board was removed. Changes made offline and not applied: 2',
       );
       expect((await board(page)).pending).toBe('0');
       expect((await tickets()).length).toBe(before);
