@@ -8,7 +8,7 @@ import { CHROMIUM_FLAGS } from '../../common/chromium';
 import { projectRoot } from '../../common/paths';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { askGraph, bearer, signUpPerson, type SignedUp } from '../support/graph';
+import { askGraph, bearer, signUpPerson, venueWithPos, type SignedUp } from '../support/graph';
 import { OutageProxy } from '../support/outage-proxy';
 import { hookReceiver, startPlatform, type Platform } from '../support/platform';
 import { freePorts } from '../support/processes';
@@ -95,26 +95,10 @@ describe('the staff board through an internet outage, in real headless Chromium'
     liveLine.target = { host: '127.0.0.1', port: platform.ports.gateway.port };
     events = await startEvents(platform.config);
     owner = await signUpPerson(platform.gatewayUrl, { email: 'offline-owner@example.test', name: 'Owner' });
-    venueId = (
-      await data<{ createVenue: { id: string } }>(
-        'mutation { createVenue(input: { name: "مطعم الجسر" }) { id } }',
-      )
-    ).createVenue.id;
-    branchId = (
-      await data<{ createBranch: { id: string } }>(
-        'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
-        { i: { venueId, name: 'المنصور' } },
-      )
-    ).createBranch.id;
-    await data('mutation ($i: ChangePlanInput!) { changePlan(input: $i) { key } }', {
-      i: { venueId, plan: 'growth' },
-    });
-    posKey = (
-      await data<{ issueApiKey: { secret: string } }>(
-        'mutation ($i: IssueApiKeyInput!) { issueApiKey(input: $i) { secret } }',
-        { i: { branchId, name: 'POS' } },
-      )
-    ).issueApiKey.secret;
+    ({ venueId, branchId, posKey } = await venueWithPos(platform.gatewayUrl, owner.token, {
+      venue: 'مطعم الجسر',
+      branch: 'المنصور',
+    }));
     await hookReceiver(
       platform.config,
       Number(venueId),

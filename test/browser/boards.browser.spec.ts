@@ -8,7 +8,7 @@ import { launchChromium } from '../support/chromium';
 import { projectRoot } from '../../common/paths';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events/events';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { askGraph, bearer, signUpPerson, type SignedUp } from '../support/graph';
+import { askGraph, bearer, signUpPerson, venueWithPos, type SignedUp } from '../support/graph';
 import { platformEnv, startPlatform, type Platform } from '../support/platform';
 import { freePorts, startProcess } from '../support/processes';
 
@@ -46,27 +46,10 @@ describe('the staff board and the room’s display in real headless Chromium', (
     });
     events = await startEvents(platform.config);
     owner = await signUpPerson(platform.gatewayUrl, { email: 'board-owner@example.test', name: 'Owner' });
-    venueId = (
-      await data<{ createVenue: { id: string } }>(
-        'mutation { createVenue(input: { name: "مطعم الساحة" }) { id } }',
-      )
-    ).createVenue.id;
-    branchId = (
-      await data<{ createBranch: { id: string } }>(
-        'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
-        { i: { venueId, name: 'الكرادة' } },
-      )
-    ).createBranch.id;
-    // The POS works over REST, which needs the plan's API access; the board and display do not.
-    await data('mutation ($i: ChangePlanInput!) { changePlan(input: $i) { key } }', {
-      i: { venueId, plan: 'growth' },
-    });
-    posKey = (
-      await data<{ issueApiKey: { secret: string } }>(
-        'mutation ($i: IssueApiKeyInput!) { issueApiKey(input: $i) { secret } }',
-        { i: { branchId, name: 'POS' } },
-      )
-    ).issueApiKey.secret;
+    ({ venueId, branchId, posKey } = await venueWithPos(platform.gatewayUrl, owner.token, {
+      venue: 'مطعم الساحة',
+      branch: 'الكرادة',
+    }));
     browser = await launchChromium(platform.config.render.chromiumPath);
     mkdirSync(ARTIFACTS, { recursive: true });
   });

@@ -70,3 +70,50 @@ export async function signUpPerson(
   const { signUp } = reply.data as { signUp: { token: string; user: { id: string } } };
   return { token: signUp.token, id: signUp.user.id, email: person.email, name: person.name };
 }
+
+export interface VenueWithPos {
+  venueId: string;
+  branchId: string;
+  /** The branch's API key, as a POS integration holds it. */
+  posKey: string;
+}
+
+/**
+ * A venue its owner made on the graph, with one branch, on the Growth plan (the POS works over
+ * REST, which needs the plan's API access; boards and displays do not) and a POS key of the branch.
+ */
+export async function venueWithPos(
+  url: string,
+  ownerToken: string,
+  names: { venue: string; branch: string },
+): Promise<VenueWithPos> {
+  const as = bearer(ownerToken);
+  const { createVenue } = await graphData<{ createVenue: { id: string } }>(
+    url,
+    'mutation ($i: CreateVenueInput!) { createVenue(input: $i) { id } }',
+    { i: { name: names.venue } },
+    as,
+  );
+  const venueId = createVenue.id;
+  const { createBranch } = await graphData<{ createBranch: { id: string } }>(
+    url,
+    'mutation ($i: CreateBranchInput!) { createBranch(input: $i) { id } }',
+    { i: { venueId, name: names.branch } },
+    as,
+  );
+  await graphData(
+    url,
+    'mutation ($i: ChangePlanInput!) { changePlan(input: $i) { key } }',
+    {
+      i: { venueId, plan: 'growth' },
+    },
+    as,
+  );
+  const { issueApiKey } = await graphData<{ issueApiKey: { secret: string } }>(
+    url,
+    'mutation ($i: IssueApiKeyInput!) { issueApiKey(input: $i) { secret } }',
+    { i: { branchId: createBranch.id, name: 'POS' } },
+    as,
+  );
+  return { venueId, branchId: createBranch.id, posKey: issueApiKey.secret };
+}

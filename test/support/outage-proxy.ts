@@ -1,4 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 /**
  * The venue's internet line, as a TCP relay on 127.0.0.1 that a test cuts and restores: cut, every
@@ -19,10 +20,7 @@ export class OutageProxy {
   }
 
   async listen(): Promise<number> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    const address = this.server.address();
-    if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
-    this.port = address.port;
+    this.port = await listenOnLoopback(this.server);
     return this.port;
   }
 

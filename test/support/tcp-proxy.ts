@@ -1,4 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 /**
  * A TCP relay on 127.0.0.1 in front of a real server, which can hold back what a client sends
@@ -18,10 +19,7 @@ export class TcpProxy {
   }
 
   async listen(): Promise<number> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    const address = this.server.address();
-    if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
-    this.port = address.port;
+    this.port = await listenOnLoopback(this.server);
     return this.port;
   }
 

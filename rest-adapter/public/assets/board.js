@@ -127,6 +127,9 @@
       return params;
     },
     offlineError: words.refusedOffline,
+    // The kitchen's changes wait in the queue until the socket is back: the board tries again
+    // within 3 s however long the outage, so they reach the platform soon after the line does.
+    backoff: { first: 1000, max: 3000 },
     onStatus: function (state, info) {
       if (state === 'connecting') {
         if (!root.classList.contains('stale')) root.dataset.state = 'connecting';
