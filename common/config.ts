@@ -176,6 +176,26 @@ const configSchema = z.object({
   SMS_HTTP_URL: httpUrl.optional(),
   SMS_HTTP_TOKEN: z.string().min(1).optional(),
   SMS_RETRY_SCHEDULE: schedule.default([10_000, 60_000, 300_000, 1_800_000, 7_200_000]),
+  // WhatsApp Cloud API (all or none of the first six): the ready alert in the customer's chat.
+  WHATSAPP_GRAPH_URL: httpUrl.optional(),
+  WHATSAPP_PHONE_NUMBER_ID: z
+    .string()
+    .regex(/^\d{5,20}$/, 'the phone number id Meta gives, digits')
+    .optional(),
+  WHATSAPP_ACCESS_TOKEN: z.string().min(20, 'the system user access token Meta gives').optional(),
+  WHATSAPP_APP_SECRET: z.string().min(16, 'the app secret Meta signs webhooks with').optional(),
+  // A second app secret accepted on webhooks while the app's secret is being rotated.
+  WHATSAPP_APP_SECRET_SECONDARY: z.string().min(16, 'the app secret Meta signs webhooks with').optional(),
+  WHATSAPP_VERIFY_TOKEN: z.string().min(16, 'at least 16 characters, as Meta echoes it back').optional(),
+  WHATSAPP_BUSINESS_NUMBER: z
+    .string()
+    .regex(/^[1-9]\d{7,14}$/, 'the business phone number in international form, digits only')
+    .optional(),
+  WHATSAPP_READY_TEMPLATE: z
+    .string()
+    .regex(/^[a-z0-9_]{1,512}$/, 'the approved template’s name (lower case, digits, underscores)')
+    .default('order_ready'),
+  WHATSAPP_FALLBACK_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
   VAPID_PUBLIC_KEY: z
     .string()
     .regex(/^[A-Za-z0-9_-]{87}$/, 'the base64url P-256 public key (npx web-push generate-vapid-keys)')
@@ -371,7 +391,33 @@ export interface Config {
     httpToken: string | undefined;
     retryScheduleMs: number[];
   };
+  /** WhatsApp Cloud API; null (WhatsApp off for every venue) when it is not configured. */
+  whatsapp: WhatsAppConfig | null;
 }
+
+export interface WhatsAppConfig {
+  /** The Graph API base with its version, e.g. https://graph.facebook.com/v21.0. */
+  graphUrl: string;
+  phoneNumberId: string;
+  accessToken: string;
+  /** The app secrets webhooks are signed with: the current one first, a previous one during a roll. */
+  appSecrets: string[];
+  verifyToken: string;
+  /** Digits, for the https://wa.me/ link. */
+  businessNumber: string;
+  readyTemplate: string;
+  fallbackSeconds: number;
+}
+
+/** The variables WhatsApp needs, all given (on) or none (off). */
+const WHATSAPP_REQUIRED = [
+  'WHATSAPP_GRAPH_URL',
+  'WHATSAPP_PHONE_NUMBER_ID',
+  'WHATSAPP_ACCESS_TOKEN',
+  'WHATSAPP_APP_SECRET',
+  'WHATSAPP_VERIFY_TOKEN',
+  'WHATSAPP_BUSINESS_NUMBER',
+] as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -438,6 +484,10 @@ const COMBINATIONS: readonly { problem: string; when: (raw: RawConfig) => boolea
   {
     problem: 'SMS_HTTP_URL: required when SMS_DRIVER is http',
     when: (raw) => raw.SMS_DRIVER === 'http' && raw.SMS_HTTP_URL === undefined,
+  },
+  {
+    problem: `${WHATSAPP_REQUIRED.join(', ')}: give all (WhatsApp on) or none (off)`,
+    when: (raw) => new Set(WHATSAPP_REQUIRED.map((name) => raw[name] === undefined)).size > 1,
   },
   {
     problem: 'SMTP_URL: required when MAIL_DRIVER is smtp',
@@ -564,6 +614,27 @@ const CONFIG_FIELDS: { [Field in keyof Config]: (raw: RawConfig) => Config[Field
     httpToken: raw.SMS_HTTP_TOKEN,
     retryScheduleMs: raw.SMS_RETRY_SCHEDULE,
   }),
+  whatsapp: (raw) =>
+    raw.WHATSAPP_GRAPH_URL === undefined ||
+    raw.WHATSAPP_PHONE_NUMBER_ID === undefined ||
+    raw.WHATSAPP_ACCESS_TOKEN === undefined ||
+    raw.WHATSAPP_APP_SECRET === undefined ||
+    raw.WHATSAPP_VERIFY_TOKEN === undefined ||
+    raw.WHATSAPP_BUSINESS_NUMBER === undefined
+      ? null
+      : {
+          graphUrl: raw.WHATSAPP_GRAPH_URL.replace(/\/+$/, ''),
+          phoneNumberId: raw.WHATSAPP_PHONE_NUMBER_ID,
+          accessToken: raw.WHATSAPP_ACCESS_TOKEN,
+          appSecrets: [
+            raw.WHATSAPP_APP_SECRET,
+            ...(raw.WHATSAPP_APP_SECRET_SECONDARY ? [raw.WHATSAPP_APP_SECRET_SECONDARY] : []),
+          ],
+          verifyToken: raw.WHATSAPP_VERIFY_TOKEN,
+          businessNumber: raw.WHATSAPP_BUSINESS_NUMBER,
+          readyTemplate: raw.WHATSAPP_READY_TEMPLATE,
+          fallbackSeconds: raw.WHATSAPP_FALLBACK_SECONDS,
+        },
 };
 
 /** The variables as configSchema reads them; throws a ConfigError naming every one it refuses. */

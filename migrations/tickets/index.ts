@@ -15,6 +15,8 @@ import { Migration20261127200000WaitAndEstimate } from './Migration2026112720000
 import { Migration20261127210000WaitIndexes } from './Migration20261127210000WaitIndexes';
 import { Migration20261128100000BoardOffline } from './Migration20261128100000BoardOffline';
 import { Migration20261128110000BoardPrefixIndex } from './Migration20261128110000BoardPrefixIndex';
+import { Migration20261208100000WhatsApp } from './Migration20261208100000WhatsApp';
+import { Migration20261208110000WhatsAppCodeIndex } from './Migration20261208110000WhatsAppCodeIndex';
 
 /** Tickets migrations in the order they apply; append, never reorder. */
 export const ticketsMigrations: MigrationObject[] = [
@@ -34,4 +36,6 @@ export const ticketsMigrations: MigrationObject[] = [
   { name: 'Migration20261127210000WaitIndexes', class: Migration20261127210000WaitIndexes },
   { name: 'Migration20261128100000BoardOffline', class: Migration20261128100000BoardOffline },
   { name: 'Migration20261128110000BoardPrefixIndex', class: Migration20261128110000BoardPrefixIndex },
+  { name: 'Migration20261208100000WhatsApp', class: Migration20261208100000WhatsApp },
+  { name: 'Migration20261208110000WhatsAppCodeIndex', class: Migration20261208110000WhatsAppCodeIndex },
 ];
