@@ -5,6 +5,7 @@ import { HEADER_LIMITS, HttpService } from '../common/http-service';
 import { pgPoolState, ProcessMetrics } from '../common/metrics';
 import { createLogger, type Logger } from '../common/logger';
 import { stopOnce, type Running } from '../common/process';
+import { JobQueues } from '../common/job-queues';
 import { connectRedis } from '../common/redis';
 import { GraphClient } from './graph-client';
 import { SharedReads } from './shared-reads';
@@ -20,6 +21,7 @@ import { ticketPageRoutes } from './public/ticket-page.routes';
 import { ticketExportRoutes } from './public/ticket-export.routes';
 import { ticketReadDoor } from './tickets/ticket-read.door';
 import { ticketsRoutes } from './tickets/tickets.routes';
+import { whatsAppWebhookRoutes } from './whatsapp/whatsapp-webhook.routes';
 import { API_PREFIX } from './route-table';
 
 export interface RunningRestAdapter extends Running {
@@ -125,6 +127,12 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   service.app.use(boardPagesRoutes(graph, config));
   service.app.use(cvPagesRoutes(graph));
   service.app.use(ticketExportRoutes(config, logger));
+  // Meta's webhook: a producer of the tickets-events process's queue, only while WhatsApp is on.
+  let queues: JobQueues | undefined;
+  if (config.whatsapp !== null) {
+    queues = new JobQueues(config, false, redis);
+    service.app.use(whatsAppWebhookRoutes(config.whatsapp, queues, logger, metrics));
+  }
   service.app.use(unknownRoute);
   service.app.use(errorHandler(logger));
 
@@ -135,6 +143,7 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
     stop: stopOnce(async () => {
       await service.close();
       await reads?.close();
+      await queues?.close();
       graph.close();
       await pool.end();
       redis.disconnect();

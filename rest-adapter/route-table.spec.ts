@@ -7,6 +7,7 @@ import { TICKET_PAGE_ROUTES, TICKET_PAGE_TOKEN_ROUTES } from './public/ticket-pa
 import { CREDENTIAL_LIMIT_OPERATIONS } from './rate-limit';
 import { openApiPath, type TableRoute } from './route-table';
 import { TICKET_ROUTES } from './tickets/tickets.routes';
+import { WHATSAPP_WEBHOOK_ROUTES } from './whatsapp/whatsapp-webhook.routes';
 import './rest-adapter';
 
 const TABLES: Record<string, readonly TableRoute<never>[]> = {
@@ -16,6 +17,7 @@ const TABLES: Record<string, readonly TableRoute<never>[]> = {
   'ticket page': [...TICKET_PAGE_ROUTES, ...TICKET_PAGE_TOKEN_ROUTES],
   'board pages': BOARD_PAGE_ROUTES,
   'ticket export': TICKET_EXPORT_ROUTES,
+  'whatsapp webhook': WHATSAPP_WEBHOOK_ROUTES,
 };
 
 describe('the route tables', () => {
