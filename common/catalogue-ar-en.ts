@@ -402,6 +402,19 @@ export const MESSAGES = {
     ar: 'حالة الطلب {status} بالفعل؛ لم يبقَ ما يُرسَل عنه.',
   },
   'ticket.no_longer_waiting': { en: 'The order is no longer waiting.', ar: 'لم يعد الطلب قيد الانتظار.' },
+  // WhatsApp (issue 55): the customer's prefilled message, and the venue's switch refused.
+  'whatsapp.prefilled': {
+    en: 'Notify me when order {number} is ready. Code: {code}',
+    ar: 'أبلغوني عندما يجهز الطلب {number}. الرمز: {code}',
+  },
+  'whatsapp.platform_off': {
+    en: 'WhatsApp is not available on this platform yet; the venue cannot turn it on.',
+    ar: 'واتساب غير متاح على هذه المنصة بعد؛ لا يمكن للمكان تفعيله.',
+  },
+  'whatsapp.plan': {
+    en: 'Your plan does not include WhatsApp alerts. Upgrade to Growth or above.',
+    ar: 'خطتك لا تشمل تنبيهات واتساب. رقِّ خطتك إلى Growth أو أعلى.',
+  },
   'push.off': {
     en: 'This service does not send push notifications.',
     ar: 'هذه الخدمة لا ترسل إشعارات فورية.',
@@ -699,6 +712,11 @@ export const MESSAGES = {
     ar: 'سنرسل لك رسالة عندما يجهز طلبك.',
   },
   'page.ticket.send': { en: 'Send', ar: 'إرسال' },
+  'page.ticket.whatsapp': { en: 'Notify me on WhatsApp', ar: 'أبلغني عبر واتساب' },
+  'page.ticket.whatsapp_linked': {
+    en: 'You’ll be told on WhatsApp when it’s ready',
+    ar: 'سنبلغك عبر واتساب عندما يجهز طلبك',
+  },
   'page.ticket.rate': { en: 'Rate your order', ar: 'قيّم طلبك' },
   'page.ticket.comment': { en: 'Comment (optional)', ar: 'تعليق (اختياري)' },
   'page.ticket.thanks': { en: 'Thank you for your rating!', ar: 'شكراً لتقييمك!' },

@@ -10,7 +10,7 @@ export interface BilledPlan {
     premiumTemplates: boolean;
     watermark: boolean;
   } | null;
-  tickets: { apiAccess: boolean; sms: boolean } | null;
+  tickets: { apiAccess: boolean; sms: boolean; whatsapp: boolean } | null;
 }
 
 const CACHE_SECONDS = 60;
@@ -51,7 +51,7 @@ export class PlanClient<T> {
       `billing's plan of ${typename} ${id}`,
       `query ${typename}Plan($representations: [_Any!]!) {
         _entities(representations: $representations) {
-          ... on ${typename} { plan { key cv { cvLimit downloadLimit premiumTemplates watermark } tickets { apiAccess sms } } }
+          ... on ${typename} { plan { key cv { cvLimit downloadLimit premiumTemplates watermark } tickets { apiAccess sms whatsapp } } }
         }
       }`,
       // Account's usage requires cvCount; the plan does not, but a representation must carry it.

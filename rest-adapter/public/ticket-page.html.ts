@@ -15,6 +15,10 @@ export interface PageTicket {
   smsOptIn: boolean;
   smsAvailable: boolean;
   pushKey: string | null;
+  /** The wa.me link that opts in to the ready alert on WhatsApp; null when off or no longer waiting. */
+  whatsappUrl: string | null;
+  /** A customer's WhatsApp chat is linked to the ticket. */
+  whatsappLinked: boolean;
   feedback: { rating: number } | null;
   readyAt: string | null;
   collectedAt: string | null;
@@ -142,15 +146,15 @@ ${hints}
 </dl>
 </section>
 <button class="alerts" type="button" data-action="alerts" data-on="${e(say('page.ticket.alerts_on'))}" ${ticket.alertsEnabled ? 'aria-pressed="true"' : 'aria-pressed="false"'}>${e(say(ticket.alertsEnabled ? 'page.ticket.alerts_on' : 'page.ticket.alerts'))}</button>
-${
-  ticket.smsAvailable
-    ? `<form class="sms" data-action="sms" data-when="waiting" data-done="${e(say('page.ticket.sms_done'))}"${ticket.smsOptIn ? ' data-sent="true"' : ''}>
+${whatsAppBlock(ticket, say)}${
+    ticket.smsAvailable
+      ? `<form class="sms" data-action="sms" data-when="waiting" data-done="${e(say('page.ticket.sms_done'))}"${ticket.smsOptIn ? ' data-sent="true"' : ''}>
 <label for="phone">${e(say('page.ticket.sms'))}</label>
 <div class="row"><input id="phone" name="phone" type="tel" inputmode="tel" autocomplete="tel" dir="ltr" placeholder="${e(say('page.ticket.sms_placeholder'))}" required><button type="submit">${e(say('page.ticket.send'))}</button></div>
 <p class="result" role="status">${ticket.smsOptIn ? e(say('page.ticket.sms_done')) : ''}</p>
 </form>`
-    : ''
-}
+      : ''
+  }
 <form class="feedback" data-action="feedback" data-when="collected" data-done="${e(say('page.ticket.thanks'))}"${ticket.feedback ? ' data-sent="true"' : ''}>
 <fieldset><legend>${e(say('page.ticket.rate'))}</legend><div class="stars" dir="ltr">${stars}</div></fieldset>
 <textarea name="comment" maxlength="500" placeholder="${e(say('page.ticket.comment'))}"></textarea>
@@ -161,6 +165,21 @@ ${
 </main>
 </body>
 </html>
+`;
+}
+
+/**
+ * The WhatsApp opt-in, above the SMS: the button while the chat is not linked, "you'll be told on
+ * WhatsApp" once it is (page.js turns one into the other live). Nothing at a venue without WhatsApp.
+ */
+function whatsAppBlock(ticket: PageTicket, say: (id: MessageId) => string): string {
+  if (ticket.whatsappUrl === null && !ticket.whatsappLinked) return '';
+  const e = escapeHtml;
+  const href = ticket.whatsappUrl === null ? '' : ` href="${e(ticket.whatsappUrl)}"`;
+  return `<div class="whatsapp" data-when="waiting" data-linked="${ticket.whatsappLinked}">
+<a class="whatsapp-button" data-action="whatsapp"${href} target="_blank" rel="noopener noreferrer">${e(say('page.ticket.whatsapp'))}</a>
+<p class="whatsapp-linked" role="status">${e(say('page.ticket.whatsapp_linked'))}</p>
+</div>
 `;
 }
 

@@ -9,6 +9,7 @@ export const OPEN_PAGE = operation<{ linkTicket: PageTicket }, { token: string }
   `mutation TicketPageOpen($token: String!) {
     linkTicket(token: $token) {
       number status statusText venueName branchName timezone ringCount alertsEnabled smsOptIn smsAvailable pushKey
+      whatsappUrl whatsappLinked
       feedback { rating } readyAt collectedAt createdAt updatedAt estimatedReadyAt
     }
   }`,
@@ -55,4 +56,13 @@ export const SUBMIT_FEEDBACK = operation<
 export const TICKET_EXISTS = operation<{ ticketByToken: { number: string } | null }, { token: string }>(
   'TicketQr',
   'query TicketQr($token: String!) { ticketByToken(token: $token) { number } }',
+);
+
+/** The ticket's WhatsApp link, for a QR image that opens the chat instead of the page (`?to=whatsapp`). */
+export const TICKET_WHATSAPP = operation<
+  { ticketByToken: { whatsappUrl: string | null } | null },
+  { token: string }
+>(
+  'TicketQrWhatsApp',
+  'query TicketQrWhatsApp($token: String!) { ticketByToken(token: $token) { whatsappUrl } }',
 );

@@ -21,6 +21,7 @@ import {
   SUBMIT_FEEDBACK,
   SUBSCRIBE_PUSH,
   TICKET_EXISTS,
+  TICKET_WHATSAPP,
 } from './ticket-page.operations';
 import {
   feedbackOf,
@@ -121,25 +122,56 @@ export const TICKET_PAGE_ROUTES: readonly TicketPageRoute[] = [
   }),
 ];
 
+const NO_WHATSAPP =
+  'This ticket has no WhatsApp link: its venue has WhatsApp off, or the order is no longer waiting.';
+
+/**
+ * What the QR code opens: the ticket's page (`public_url`, forever the same), or with `?to=whatsapp`
+ * the chat that opts in to the ready alert, which lasts only while the order waits. Answers the
+ * URL, or answers the request itself (422, 404) and null.
+ */
+async function qrTarget(
+  req: Request<{ token: string }>,
+  res: Response,
+  { graph, config }: TicketPageDependencies,
+): Promise<string | null> {
+  const token = String(req.params.token);
+  const to = req.query.to;
+  if (to !== undefined && to !== 'whatsapp') {
+    const message = 'The selected to is invalid: leave it out for the page, or give whatsapp.';
+    res.status(422).json({ message, errors: { to: [message] } });
+    return null;
+  }
+  const notFound = (message: string) => {
+    res.status(404).setHeader('Cache-Control', 'no-store').json({ message });
+    return null;
+  };
+  if (!TOKEN.test(token)) return notFound('Ticket not found.');
+  if (to === 'whatsapp') {
+    const ticket = (await graph.execute(TICKET_WHATSAPP, { token }, req)).ticketByToken;
+    if (ticket === null) return notFound('Ticket not found.');
+    if (ticket.whatsappUrl === null) return notFound(NO_WHATSAPP);
+    res.setHeader('Cache-Control', 'no-store');
+    return ticket.whatsappUrl;
+  }
+  if ((await graph.execute(TICKET_EXISTS, { token }, req)).ticketByToken === null) {
+    return notFound('Ticket not found.');
+  }
+  res.setHeader('Cache-Control', IMMUTABLE);
+  return `${config.publicBaseUrl}/t/${token}`;
+}
+
 const qr =
   (format: 'png' | 'svg') =>
-  async (req: Request<{ token: string }>, res: Response, { graph, config }: TicketPageDependencies) => {
-    const token = String(req.params.token);
+  async (req: Request<{ token: string }>, res: Response, dependencies: TicketPageDependencies) => {
     const size = qrSizeOf(req.query.size);
     if (typeof size !== 'number') {
       res.status(422).json({ message: size.message, errors: { size: [size.message] } });
       return;
     }
-    const found = TOKEN.test(token)
-      ? (await graph.execute(TICKET_EXISTS, { token }, req)).ticketByToken
-      : null;
-    if (found === null) {
-      res.status(404).setHeader('Cache-Control', 'no-store').json({ message: 'Ticket not found.' });
-      return;
-    }
-    const publicUrl = `${config.publicBaseUrl}/t/${token}`;
+    const publicUrl = await qrTarget(req, res, dependencies);
+    if (publicUrl === null) return;
     const options = { errorCorrectionLevel: 'M', margin: 4 } as const;
-    res.setHeader('Cache-Control', IMMUTABLE);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     if (format === 'svg') {
       res.type('image/svg+xml').send(await QRCode.toString(publicUrl, { ...options, type: 'svg' }));
@@ -216,14 +248,15 @@ export const TICKET_PAGE_TOKEN_ROUTES: readonly TicketPageRoute[] = [
   route({
     method: 'get',
     path: '/t/:token/qr.png',
-    operations: [TICKET_EXISTS],
-    summary: 'The QR image of `public_url` at `qr_url`, sized for receipt printers',
+    operations: [TICKET_EXISTS, TICKET_WHATSAPP],
+    summary:
+      'The QR image of `public_url` at `qr_url`, sized for receipt printers; `?to=whatsapp` encodes the ticket’s WhatsApp opt-in link instead',
     handler: qr('png'),
   }),
   route({
     method: 'get',
     path: '/t/:token/qr.svg',
-    operations: [TICKET_EXISTS],
+    operations: [TICKET_EXISTS, TICKET_WHATSAPP],
     summary: 'The same QR code as SVG',
     handler: qr('svg'),
   }),

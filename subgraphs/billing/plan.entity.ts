@@ -42,6 +42,10 @@ export class Plan {
   @Property({ type: 'boolean' })
   sms = false;
 
+  /** Ticket plans: whether the ready alert may go to the customer's WhatsApp chat. */
+  @Property({ type: 'boolean' })
+  whatsapp = false;
+
   @Property({ type: 'integer' })
   sortOrder = 0;
 

@@ -22,12 +22,12 @@ describe('PlanService', () => {
     expect(plans.every((p) => p.tickets === null && p.product === Product.CV)).toBe(true);
   });
 
-  it('includes the API and SMS only from the growth ticket plan up', async () => {
+  it('includes the API, SMS and WhatsApp only from the growth ticket plan up', async () => {
     const plans = (await service().list(Product.TICKETS)).map(toPlanType);
     expect(plans.map((p) => [p.key, p.tickets])).toEqual([
-      ['starter', { apiAccess: false, sms: false }],
-      ['growth', { apiAccess: true, sms: true }],
-      ['enterprise', { apiAccess: true, sms: true }],
+      ['starter', { apiAccess: false, sms: false, whatsapp: false }],
+      ['growth', { apiAccess: true, sms: true, whatsapp: true }],
+      ['enterprise', { apiAccess: true, sms: true, whatsapp: true }],
     ]);
     expect(plans.every((p) => p.cv === null)).toBe(true);
   });

@@ -32,6 +32,11 @@ export class TicketPlanFeatures {
 
   @Field(() => Boolean, { description: 'Whether a text message may be sent when a ticket is ready.' })
   sms!: boolean;
+
+  @Field(() => Boolean, {
+    description: 'Whether the ready alert may go to the customer’s WhatsApp chat once they opt in.',
+  })
+  whatsapp!: boolean;
 }
 
 @Directive('@key(fields: "key")')
@@ -71,6 +76,9 @@ export function toPlanType(plan: Plan): PlanType {
             watermark: plan.watermark,
           }
         : null,
-    tickets: plan.product === Product.TICKETS ? { apiAccess: plan.apiAccess, sms: plan.sms } : null,
+    tickets:
+      plan.product === Product.TICKETS
+        ? { apiAccess: plan.apiAccess, sms: plan.sms, whatsapp: plan.whatsapp }
+        : null,
   };
 }

@@ -49,6 +49,7 @@ import {
   TicketCustomerService,
   TicketResolver,
   TicketService,
+  TicketWhatsAppResolver,
   NumberLeaseResolver,
   NumberLeaseService,
   type PresentOptions,
@@ -150,9 +151,15 @@ function ticketResolver(scope: RequestScope, access: TicketAccess): TicketResolv
 function managementResolvers(scope: RequestScope, access: TicketAccess): object[] {
   const roles = venueRolesOf(scope);
   const requestId = scope.requestId;
+  const billing = SubgraphClient.of(scope.config, 'billing');
+  const plans = new VenuePlanClient(billing, scope.redis, scope.config.redisPrefix);
   const management = new VenueManagement(scope.em, roles, {
-    billing: SubgraphClient.of(scope.config, 'billing'),
+    billing,
     requestId,
+    whatsapp: {
+      configured: scope.config.whatsapp !== null,
+      planAllows: async (venueId) => (await plans.entitlementsOf(venueId, requestId)).whatsapp === true,
+    },
   });
   return [
     new VenueManagementResolver(management, roles),
@@ -244,6 +251,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
     NumberLeaseResolver,
     BranchResolver,
     TicketCustomerResolver,
+    TicketWhatsAppResolver,
     VenueManagementResolver,
     VenueAuditLogResolver,
     VenueMembersResolver,
@@ -298,6 +306,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
       ticketResolver(scope, access),
       new NumberLeaseResolver(new NumberLeaseService(scope.em), access),
       new TicketEstimateResolver(waits),
+      new TicketWhatsAppResolver(scope.em, scope.config.whatsapp?.businessNumber ?? null),
       new BranchWaitResolver(waits, access),
       new BranchResolver(new VenueService(scope.em)),
       new TicketCustomerResolver(

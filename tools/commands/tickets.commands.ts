@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../common/errors';
+import { NotFoundError, PaymentRequiredError, ValidationError } from '../../common/errors';
 import { say } from '../../common/messages';
 import { SubgraphClient } from '../../common/subgraph-call';
 import type { CliContext, CommandSpec, FlagValues } from '../../common/cli';
@@ -25,6 +25,7 @@ function venueJson(venue: Venue, plan: string | null) {
     language: venue.language,
     timezone: venue.timezone,
     sms_enabled: venue.smsEnabled,
+    whatsapp_enabled: venue.whatsappEnabled,
     plan,
   };
 }
@@ -106,6 +107,32 @@ export const ticketsCommands: CommandSpec[] = [
         'venue',
         venue.id,
       );
+      return venueJson(venue, plan?.key ?? null);
+    },
+  },
+  {
+    noun: 'venue',
+    verb: 'set-whatsapp',
+    summary:
+      'Switches the ready alert on WhatsApp on or off for a venue (on needs WHATSAPP_* and a plan with it).',
+    flags: {
+      id: { description: 'Venue id.', type: 'integer', required: true },
+      whatsapp: { description: 'on or off.', type: 'string', required: true, choices: ON_OFF },
+    },
+    async run(flags, context) {
+      const on = flags.whatsapp === 'on';
+      const venues = new VenueService(await context.em('tickets'));
+      const before = await venues.get(id(flags, 'id'));
+      const plan = await billingServices(await context.em('billing')).subscriptions.activePlanOf(
+        'venue',
+        before.id,
+      );
+      if (on && context.config.whatsapp === null) {
+        throw new ValidationError({ whatsapp: [say('whatsapp.platform_off')] });
+      }
+      if (on && plan?.whatsapp !== true) throw new PaymentRequiredError(say('whatsapp.plan'));
+      const venue = await venues.setWhatsApp(before.id, on);
+      await audit(context, venue.id, 'whatsapp.changed', `venue:${venue.id}`, { enabled: on });
       return venueJson(venue, plan?.key ?? null);
     },
   },

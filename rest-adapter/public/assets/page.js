@@ -100,6 +100,28 @@
     document.title = '🔔 ' + text + ' · ' + baseTitle;
   }
 
+  // The WhatsApp opt-in turns into "you'll be told on WhatsApp" once the customer's chat is linked,
+  // which moves the ticket's live events without changing what they carry: it is read on each.
+  var whatsapp = root.querySelector('.whatsapp');
+
+  function showWhatsApp(ticket) {
+    if (!whatsapp || !ticket || ticket.whatsappLinked === undefined) return;
+    whatsapp.dataset.linked = String(ticket.whatsappLinked);
+    var button = whatsapp.querySelector('.whatsapp-button');
+    if (ticket.whatsappUrl) button.setAttribute('href', ticket.whatsappUrl);
+  }
+
+  function readWhatsApp() {
+    if (!whatsapp) return;
+    live
+      .request('query ($t: String!) { ticketByToken(token: $t) { whatsappUrl whatsappLinked } }', {
+        t: token,
+      })
+      .then(function (result) {
+        if (result.data) showWhatsApp(result.data.ticketByToken);
+      });
+  }
+
   function offline(lost) {
     var banner = root.querySelector('.offline');
     if (banner) banner.hidden = !lost;
@@ -117,11 +139,17 @@
     // Whatever changed while the page was loading or away.
     refetch: function () {
       live
-        .request('query ($t: String!) { ticketByToken(token: $t) { ' + FIELDS + ' estimatedReadyAt } }', {
-          t: token,
-        })
+        .request(
+          'query ($t: String!) { ticketByToken(token: $t) { ' +
+            FIELDS +
+            ' estimatedReadyAt' +
+            (whatsapp ? ' whatsappUrl whatsappLinked' : '') +
+            ' } }',
+          { t: token },
+        )
         .then(function (result) {
           if (result.data) apply(result.data.ticketByToken);
+          if (result.data) showWhatsApp(result.data.ticketByToken);
         });
     },
   });
@@ -131,6 +159,7 @@
     {
       next: function (payload) {
         if (payload.data) apply(payload.data.ticketUpdated);
+        readWhatsApp();
       },
     },
   );

@@ -13,7 +13,7 @@ const principal = (keyId: number, venueId = 7): Principal => ({
   venueId,
   scopes: ['tickets:read'],
 });
-const growth: VenueEntitlements = { planKey: 'growth', apiAccess: true, sms: false };
+const growth: VenueEntitlements = { planKey: 'growth', apiAccess: true, sms: false, whatsapp: false };
 
 /** Resolves once the cache has applied `count` more announcements than now. */
 async function applied(cache: AccessCache, from: number, count = 1): Promise<void> {

@@ -8,6 +8,8 @@ export interface VenueEntitlements {
   planKey: string | null;
   apiAccess: boolean;
   sms: boolean;
+  /** The ready alert on WhatsApp; an answer cached before it existed reads as false. */
+  whatsapp: boolean;
 }
 
 const PRINCIPAL_TTL_MS = 30_000;

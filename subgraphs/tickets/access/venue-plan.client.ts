@@ -23,6 +23,7 @@ export class VenuePlanClient {
         planKey: plan?.key ?? null,
         apiAccess: plan?.tickets?.apiAccess ?? false,
         sms: plan?.tickets?.sms ?? false,
+        whatsapp: plan?.tickets?.whatsapp ?? false,
       }),
     );
   }

@@ -12,7 +12,9 @@ export {
   DOCUMENTED_EVENTS,
   WEBHOOK_EVENTS,
   isWebhookEvent,
+  LIVE_ONLY_EVENTS,
   type FeedbackPayload,
+  type OutboxEventName,
   type WebhookEvent,
 } from './ticket-events';
 export { PublicTicketType, TicketStatusValue, toTicketType, type PresentOptions } from './ticket.type';
@@ -20,3 +22,7 @@ export { BranchResolver, TicketResolver } from './ticket.resolver';
 export { TicketCustomerResolver } from './ticket-customer.resolver';
 export { NumberLeaseService, NUMBER_LEASE_DEFAULT, NUMBER_LEASE_MAX } from './number-lease.service';
 export { NumberLeaseResolver } from './number-lease.resolver';
+export { formatWhatsAppCode, whatsAppCodesIn } from './whatsapp-code';
+export { findTicketByWhatsAppCode, linkWhatsApp, whatsAppCodeOf, whatsAppUrl } from './whatsapp-link';
+export { WHATSAPP_LIVE_STATUSES, type WhatsAppTicket } from './whatsapp.repository';
+export { TicketWhatsAppResolver } from './whatsapp.resolver';

@@ -16,6 +16,16 @@ export const WEBHOOK_EVENTS = [...DOCUMENTED_EVENTS, 'ticket.rung'] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
+/**
+ * Events that only move the ticket's live subscribers (its page): no endpoint can choose them, as
+ * `parseEvents` takes WEBHOOK_EVENTS only, so the relay writes no delivery for them and webhook
+ * receivers never see them. `ticket.whatsapp_linked`: the customer's chat was linked to the ticket.
+ */
+export const LIVE_ONLY_EVENTS = ['ticket.whatsapp_linked'] as const;
+
+/** What an outbox row may record: a webhook event, or one for live subscribers only. */
+export type OutboxEventName = WebhookEvent | (typeof LIVE_ONLY_EVENTS)[number];
+
 /** The customer's rating as an event carries it, in the document's snake_case. */
 export interface FeedbackPayload {
   rating: number;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '../../../common/database';
 import { currentTraceparent } from '../../../common/trace-context';
 import { Ticket } from './ticket.entity';
-import type { FeedbackPayload, WebhookEvent } from './ticket-events';
+import type { FeedbackPayload, OutboxEventName } from './ticket-events';
 
 /**
  * The write side of the outbox (`tickets.outbox`): every ticket change records the event it causes
@@ -19,7 +19,7 @@ export class TicketOutbox {
    */
   async recordEvent(
     venueId: number,
-    event: WebhookEvent,
+    event: OutboxEventName,
     ticket: Ticket,
     feedback?: FeedbackPayload,
   ): Promise<void> {

@@ -59,6 +59,8 @@ export interface PublicTicketView {
   venueLanguage: string;
   venueTimezone: string;
   smsEnabled: boolean;
+  /** The venue's WhatsApp switch as stored (the platform's configuration decides too). */
+  whatsappEnabled: boolean;
   feedback: FeedbackPayload | null;
 }
 
@@ -375,6 +377,7 @@ export class TicketService {
       venueLanguage: venue.language,
       venueTimezone: venue.timezone,
       smsEnabled: venue.smsEnabled,
+      whatsappEnabled: venue.whatsappEnabled,
       feedback,
     };
   }

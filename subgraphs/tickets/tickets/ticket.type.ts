@@ -173,6 +173,8 @@ export class PublicTicketType {
   /** Not on the graph: what the estimate reads the branch's tickets by. */
   ticketId!: number;
   branchId!: number;
+  /** Not on the graph: the venue's WhatsApp switch as stored, for `whatsappUrl`. */
+  venueWhatsApp!: boolean;
 
   @TicketField()
   number!: string;
@@ -245,6 +247,7 @@ export function toPublicTicket(
   return {
     ticketId: t.id,
     branchId: t.branchId,
+    venueWhatsApp: view.whatsappEnabled,
     number: t.number,
     status: t.status as TicketStatusValue,
     statusText: statusText(t.status, language),

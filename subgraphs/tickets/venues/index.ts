@@ -17,7 +17,12 @@ export {
 export { MembershipRepository, VENUE_ROLES, type Membership, type VenueRole } from './membership.repository';
 export { VenueRoles, type VenueAction } from './venue-roles';
 export { VENUE_AUDIT } from './venue-audit';
-export { VenueManagement, FIRST_PLAN, type VenueManagementPorts } from './venue-management.service';
+export {
+  VenueManagement,
+  FIRST_PLAN,
+  type VenueManagementPorts,
+  type WhatsAppSwitchPorts,
+} from './venue-management.service';
 export { VenueMembers, INVITATION_DAYS, type VenueMembersPorts } from './venue-members.service';
 export { VenueAuditLogResolver, VenueManagementResolver } from './venue-management.resolver';
 export { VenueMembersResolver } from './venue-members.resolver';

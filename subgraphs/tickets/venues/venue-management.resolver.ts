@@ -8,6 +8,7 @@ import {
   RenameBranchInput,
   SetVenueSmsInput,
   SetVenueWaitAlertInput,
+  SetVenueWhatsAppInput,
   VenueRoleValue,
 } from './venue-management.type';
 import { VENUE_CAPS, VENUES_PER_PERSON } from './venue-caps';
@@ -54,6 +55,14 @@ export class VenueManagementResolver {
   })
   async viewerRole(@Root() venue: VenueType): Promise<VenueRoleValue | null> {
     return (await this.roles.roleAt(Number(venue.id))) as VenueRoleValue | null;
+  }
+
+  @FieldResolver(() => Boolean, {
+    description:
+      'Whether the venue sends the ready alert on WhatsApp to customers who opt in: its switch is on and the platform has WhatsApp configured.',
+  })
+  whatsappEnabled(@Root() venue: VenueType): boolean {
+    return venue.whatsappStored && this.management.whatsappConfigured;
   }
 
   @AssumedSize(VENUE_CAPS.branches)
@@ -119,6 +128,17 @@ export class VenueManagementResolver {
     input: SetVenueSmsInput,
   ): Promise<VenueType> {
     return toVenueType(await this.management.setSms(input));
+  }
+
+  @Mutation(() => VenueType, {
+    description:
+      'Turns the ready alert on WhatsApp on or off. Owners and managers; on needs a plan with WhatsApp (PAYMENT_REQUIRED) and the platform’s WhatsApp configuration (BAD_USER_INPUT); audit-logged.',
+  })
+  async setVenueWhatsApp(
+    @Arg('input', () => SetVenueWhatsAppInput, { description: 'The venue, and WhatsApp on or off.' })
+    input: SetVenueWhatsAppInput,
+  ): Promise<VenueType> {
+    return toVenueType(await this.management.setWhatsApp(input));
   }
 
   @Mutation(() => VenueType, {

@@ -1,5 +1,11 @@
 import type { EntityManager } from '../../../common/database';
-import { NotFoundError, UnavailableError, ValidationError, type FieldMessages } from '../../../common/errors';
+import {
+  NotFoundError,
+  PaymentRequiredError,
+  UnavailableError,
+  ValidationError,
+  type FieldMessages,
+} from '../../../common/errors';
 import { parseRecordId } from '../../../common/input.rules';
 import { say } from '../../../common/messages';
 import type { SubgraphClient } from '../../../common/subgraph-call';
@@ -24,6 +30,15 @@ const START_SUBSCRIPTION = `mutation StartSubscription($id: ID!, $plan: String!)
 export interface VenueManagementPorts {
   billing: SubgraphClient;
   requestId: string;
+  whatsapp: WhatsAppSwitchPorts;
+}
+
+/** What turning WhatsApp on depends on: the platform's configuration and the venue's plan. */
+export interface WhatsAppSwitchPorts {
+  /** The platform has WhatsApp configured (config.whatsapp); off, no venue has it. */
+  configured: boolean;
+  /** The venue's plan includes WhatsApp (access/'s VenuePlanClient, above this folder). */
+  planAllows(venueId: number): Promise<boolean>;
 }
 
 /**
@@ -153,6 +168,30 @@ export class VenueManagement {
     const venueId = await this.roles.managed(input.venueId);
     const venue = await this.venues.setSms(venueId, input.enabled);
     await this.roles.audit(venueId, 'sms.changed', `venue:${venueId}`, { enabled: input.enabled });
+    return venue;
+  }
+
+  /** Whether the platform has WhatsApp at all: a venue's switch counts only then. */
+  get whatsappConfigured(): boolean {
+    return this.outside.whatsapp.configured;
+  }
+
+  /**
+   * The venue's WhatsApp switch. Turning it on needs the platform's configuration (BAD_USER_INPUT
+   * on `enabled`) and a plan with WhatsApp (PAYMENT_REQUIRED); off is always allowed. Audited.
+   */
+  async setWhatsApp(input: { venueId: string; enabled: boolean }): Promise<Venue> {
+    const venueId = await this.roles.managed(input.venueId);
+    if (input.enabled) {
+      if (!this.outside.whatsapp.configured) {
+        throw new ValidationError({ enabled: [say('whatsapp.platform_off')] });
+      }
+      if (!(await this.outside.whatsapp.planAllows(venueId))) {
+        throw new PaymentRequiredError(say('whatsapp.plan'));
+      }
+    }
+    const venue = await this.venues.setWhatsApp(venueId, input.enabled);
+    await this.roles.audit(venueId, 'whatsapp.changed', `venue:${venueId}`, { enabled: input.enabled });
     return venue;
   }
 

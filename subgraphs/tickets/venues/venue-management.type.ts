@@ -91,6 +91,18 @@ export class SetVenueSmsInput {
   enabled!: boolean;
 }
 
+@InputType('SetVenueWhatsAppInput', { description: 'Whether a venue sends the ready alert on WhatsApp.' })
+export class SetVenueWhatsAppInput {
+  @Field(() => ID, { description: 'The venue.' })
+  venueId!: string;
+
+  @Field(() => Boolean, {
+    description:
+      'On or off. On needs a plan with WhatsApp (else PAYMENT_REQUIRED) and the platform’s WhatsApp configuration (else BAD_USER_INPUT on enabled).',
+  })
+  enabled!: boolean;
+}
+
 @InputType('InviteMemberInput', { description: 'Whom to invite to a venue, and as what.' })
 export class InviteMemberInput {
   @Field(() => ID, { description: 'The venue.' })

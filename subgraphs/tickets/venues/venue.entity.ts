@@ -21,6 +21,10 @@ export class Venue {
   @Property({ type: 'boolean' })
   smsEnabled: boolean & Opt = false;
 
+  /** The venue's WhatsApp switch; WhatsApp is on only while the platform has it configured too. */
+  @Property({ type: 'boolean' })
+  whatsappEnabled: boolean & Opt = false;
+
   @Property({ type: 'integer' })
   waitAlertMinutes: number & Opt = WAIT_ALERT_MINUTES.default;
 

@@ -59,6 +59,13 @@ export class VenueService {
     return venue;
   }
 
+  async setWhatsApp(id: number, enabled: boolean): Promise<Venue> {
+    const venue = await this.get(id);
+    venue.whatsappEnabled = enabled;
+    await this.venues.save(venue);
+    return venue;
+  }
+
   async setWaitAlert(id: number, minutes: number): Promise<Venue> {
     const venue = await this.get(id);
     venue.waitAlertMinutes = minutes;

@@ -25,6 +25,9 @@ export class VenueType {
     description: `Minutes a ticket may wait before the staff board highlights the wait, ${WAIT_ALERT_MINUTES.min} to ${WAIT_ALERT_MINUTES.max}; ${WAIT_ALERT_MINUTES.default} unless set.`,
   })
   waitAlertMinutes!: number;
+
+  /** The venue's switch as stored; the graph's `whatsappEnabled` also needs the platform's configuration. */
+  whatsappStored!: boolean;
 }
 
 @ObjectType('Branch', { description: 'A counter of a venue, with its own ticket numbers and API keys.' })
@@ -48,6 +51,7 @@ export function toVenueType(venue: Venue): VenueType {
     timezone: venue.timezone,
     smsEnabled: venue.smsEnabled,
     waitAlertMinutes: venue.waitAlertMinutes,
+    whatsappStored: venue.whatsappEnabled,
   };
 }
 
