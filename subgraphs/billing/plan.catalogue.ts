@@ -11,6 +11,8 @@ export interface CatalogueEntry {
   watermark: boolean;
   apiAccess: boolean;
   sms: boolean;
+  /** Ticket plans: the ready alert on WhatsApp (the plans with SMS have it too). */
+  whatsapp: boolean;
 }
 
 const cv = (
@@ -32,6 +34,7 @@ const cv = (
   watermark,
   apiAccess: false,
   sms: false,
+  whatsapp: false,
 });
 
 const tickets = (
@@ -51,6 +54,8 @@ const tickets = (
   watermark: false,
   apiAccess,
   sms,
+  // The customer's own chat replaces the texted alert where the plan has one: same plans.
+  whatsapp: sms,
 });
 
 /**
