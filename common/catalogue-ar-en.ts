@@ -641,6 +641,23 @@ export const MESSAGES = {
     en: 'Reminder: your order {number} is ready. Please collect it.',
     ar: 'تذكير: طلبك رقم {number} جاهز. تفضل بالاستلام.',
   },
+  // WhatsApp messages to the customer's chat (subgraphs/tickets/events/whatsapp-text.ts).
+  'whatsapp.ring': {
+    en: 'Reminder: your order {number} is ready at {venue}. Please collect it.',
+    ar: 'تذكير: طلبك رقم {number} جاهز في {venue}. تفضل بالاستلام.',
+  },
+  'whatsapp.confirm': {
+    en: 'Thank you! We will message you here when your order {number} at {venue} is ready.',
+    ar: 'شكراً! سنرسل لك رسالة هنا عندما يجهز طلبك رقم {number} في {venue}.',
+  },
+  'whatsapp.help': {
+    en: 'To be told here when your order is ready, send the code printed on your receipt.',
+    ar: 'لنبلغك هنا عندما يجهز طلبك، أرسل الرمز المطبوع على إيصالك.',
+  },
+  'whatsapp.stop': {
+    en: 'Done: you will get no more messages about your orders here.',
+    ar: 'تم: لن تصلك رسائل أخرى عن طلباتك هنا.',
+  },
 
   // People: sign-up, sign-in and sessions (subgraphs/identity).
   'identity.password_common': {

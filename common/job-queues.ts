@@ -174,9 +174,18 @@ export class JobQueues {
    * sweep and a redelivery asking for the same attempt add one job, not three. Any failure is a
    * QueueUnavailableError.
    */
-  async enqueue(name: QueueName, id: number, attemptsSoFar: number, at?: Date): Promise<void> {
+  async enqueue(
+    name: QueueName,
+    id: number,
+    attemptsSoFar: number,
+    at?: Date,
+    purpose?: string,
+  ): Promise<void> {
+    // `purpose` tells apart a second wake-up for the same attempt (an SMS held for WhatsApp, woken
+    // early by a refusal), which the attempt's own job id would otherwise swallow.
+    const jobId = `${name}-${id}-${attemptsSoFar}${purpose === undefined ? '' : `-${purpose}`}`;
     await this.save(name, () => {
-      const job = this.queue(name).createJob({ id }).setId(`${name}-${id}-${attemptsSoFar}`);
+      const job = this.queue(name).createJob({ id }).setId(jobId);
       if (at !== undefined && at.getTime() > Date.now()) job.delayUntil(at);
       return job;
     });

@@ -35,6 +35,7 @@ export interface WebhookAttempt {
 /** A text claimed for one attempt, with the venue whose plan decides whether it goes. */
 export interface ClaimedSms {
   id: string;
+  ticket_id: string;
   event_id: string;
   to: string;
   text: string;
@@ -169,22 +170,26 @@ export class DeliveryRepository {
     return delivery === undefined ? undefined : Number(delivery.id);
   }
 
-  /** The ticket's one text, if it has a phone and its venue sends texts; its id. */
+  /**
+   * The ticket's one text, if it has a phone and its venue sends texts; its id. `holdSeconds` makes
+   * it due later: the fallback of a WhatsApp ready alert on its way.
+   */
   async insertSms(
     eventId: string,
     text: string,
     ticketId: number,
     traceparent: string | null = null,
+    holdSeconds = 0,
   ): Promise<number[]> {
     const sms = await this.em.execute<{ id: string }[]>(
-      `insert into tickets.sms_messages (ticket_id, event_id, "to", "text", traceparent)
-         select t.id, ?, t.customer_phone, ?, ? from tickets.tickets t
+      `insert into tickets.sms_messages (ticket_id, event_id, "to", "text", traceparent, next_attempt_at)
+         select t.id, ?, t.customer_phone, ?, ?, now() + make_interval(secs => ?) from tickets.tickets t
            join tickets.branches b on b.id = t.branch_id
            join tickets.venues v on v.id = b.venue_id
           where t.id = ? and t.customer_phone is not null and v.sms_enabled
          on conflict (ticket_id) do nothing
          returning id`,
-      [eventId, text, traceparent, ticketId],
+      [eventId, text, traceparent, holdSeconds, ticketId],
     );
     return ids(sms);
   }
@@ -254,7 +259,7 @@ export class DeliveryRepository {
                 locked_until = now() + make_interval(secs => ?)
           where id = ? and status = 'pending' and next_attempt_at <= now() + interval '1 second'
           returning id, event_id, ticket_id, "to", "text", attempts, traceparent)
-       select c.id, c.event_id, c."to", c."text", c.attempts, c.traceparent, b.venue_id
+       select c.id, c.ticket_id, c.event_id, c."to", c."text", c.attempts, c.traceparent, b.venue_id
          from claimed c join tickets.tickets t on t.id = c.ticket_id join tickets.branches b on b.id = t.branch_id`,
       [lockSeconds, id],
     );

@@ -1,6 +1,6 @@
 import type { Counter, Histogram } from 'prom-client';
 import type { ProcessMetrics } from '../../../common/metrics';
-import type { JobQueues, QueueName } from './job-queues';
+import type { JobQueues, PayloadQueueName, QueueName } from './job-queues';
 import type { OutboxRepository } from './outbox.repository';
 
 /** A webhook attempt's outcome: 2xx, another attempt scheduled, or no attempt left. */
@@ -8,6 +8,24 @@ export type WebhookResult = 'delivered' | 'retrying' | 'gave_up';
 export type SmsResult = 'sent' | 'retrying' | 'failed' | 'skipped';
 /** `expired`: the push service called the subscription gone (404, 410), and it was deleted. */
 export type PushResult = 'sent' | 'retrying' | 'failed' | 'expired';
+
+/** A WhatsApp message's send or its `failed` status; `accepted_template`: sent as the ready template. */
+export type WhatsAppResult = 'accepted' | 'accepted_template' | 'refused' | 'failed';
+/** What a message or status Meta posted led to. */
+export type WhatsAppInboundResult =
+  'linked' | 'help' | 'unanswered' | 'stop' | 'status' | 'duplicate' | 'ignored';
+
+const WHATSAPP_KINDS = ['ready', 'ring', 'confirm', 'help', 'stop'] as const;
+const WHATSAPP_RESULTS: readonly WhatsAppResult[] = ['accepted', 'accepted_template', 'refused', 'failed'];
+const WHATSAPP_INBOUND_RESULTS: readonly WhatsAppInboundResult[] = [
+  'linked',
+  'help',
+  'unanswered',
+  'stop',
+  'status',
+  'duplicate',
+  'ignored',
+];
 
 /** Webhook attempts are slower than requests: a receiver may take up to WEBHOOK_TIMEOUT_MS. */
 const DELIVERY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -21,10 +39,16 @@ export class EventsMetrics {
   private readonly webhookDuration: Histogram;
   private readonly sms: Counter<'result'>;
   private readonly push: Counter<'result'>;
+  private readonly whatsApp: Counter<'kind' | 'result'>;
+  private readonly inbound: Counter<'result'>;
 
   constructor(
     metrics: ProcessMetrics,
-    backing: { outbox: () => OutboxRepository; queues: JobQueues; queueNames: readonly QueueName[] },
+    backing: {
+      outbox: () => OutboxRepository;
+      queues: JobQueues;
+      queueNames: readonly (QueueName | PayloadQueueName)[];
+    },
   ) {
     this.webhooks = metrics.counter(
       'nida_webhook_deliveries_total',
@@ -42,6 +66,20 @@ export class EventsMetrics {
     // Seen at zero before the first attempt, so a rate over them exists from the start.
     for (const result of ['sent', 'retrying', 'failed', 'skipped'] as const) this.sms.inc({ result }, 0);
     for (const result of ['sent', 'retrying', 'failed', 'expired'] as const) this.push.inc({ result }, 0);
+    this.whatsApp = metrics.counter(
+      'nida_whatsapp_messages_total',
+      'WhatsApp messages by kind (ready, ring, confirm, help, stop) and result (accepted by the Graph API, refused, failed later).',
+      ['kind', 'result'],
+    );
+    this.inbound = metrics.counter(
+      'nida_whatsapp_inbound_total',
+      'Messages and statuses of the WhatsApp webhook, by what they led to (linked, help, stop, status, duplicate, ignored...).',
+      ['result'],
+    );
+    for (const kind of WHATSAPP_KINDS) {
+      for (const result of WHATSAPP_RESULTS) this.whatsApp.inc({ kind, result }, 0);
+    }
+    for (const result of WHATSAPP_INBOUND_RESULTS) this.inbound.inc({ result }, 0);
 
     metrics.gauge('nida_outbox_pending', 'Outbox events not yet published.', [], async (gauge) => {
       gauge.set((await backlogOf(backing.outbox)).pending);
@@ -83,6 +121,14 @@ export class EventsMetrics {
 
   pushAttempt(result: PushResult): void {
     this.push.inc({ result });
+  }
+
+  whatsAppMessage(kind: (typeof WHATSAPP_KINDS)[number], result: WhatsAppResult): void {
+    this.whatsApp.inc({ kind, result });
+  }
+
+  whatsAppInbound(result: WhatsAppInboundResult): void {
+    this.inbound.inc({ result });
   }
 }
 

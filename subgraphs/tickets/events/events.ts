@@ -16,6 +16,8 @@ import { OutboxRelay } from './outbox-relay';
 import { PushWorker } from './push-worker';
 import { SmsWorker } from './sms-worker';
 import { WebhookWorker } from './webhook-worker';
+import { WhatsAppInbound } from './whatsapp-inbound';
+import { WhatsAppWorker } from './whatsapp-worker';
 
 /**
  * The `tickets` schema as this worker opens it: the subgraph's own tables and migrations (the
@@ -58,16 +60,30 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
   const eventsMetrics = new EventsMetrics(metrics, {
     outbox: () => new OutboxRepository(orm.em.fork()),
     queues,
-    queueNames: ['webhooks', 'sms', 'push'],
+    queueNames:
+      config.whatsapp === null
+        ? ['webhooks', 'sms', 'push']
+        : ['webhooks', 'sms', 'push', 'whatsapp', 'whatsapp-inbound'],
   });
   const webhooks = new WebhookWorker(orm, queues, config, logger, eventsMetrics);
   const sms = new SmsWorker(orm, queues, redis, config, logger, eventsMetrics);
   const push = new PushWorker(orm, queues, config, logger, eventsMetrics);
+  // WhatsApp (issue 55): the sender of whatsapp_messages and the handler of Meta's webhook, when configured.
+  const whatsApp =
+    config.whatsapp === null
+      ? undefined
+      : new WhatsAppWorker(orm, queues, config.whatsapp, logger, eventsMetrics);
+  const inbound =
+    config.whatsapp === null || whatsApp === undefined
+      ? undefined
+      : new WhatsAppInbound(orm, queues, config.whatsapp, whatsApp, logger, eventsMetrics);
   try {
     await relay.start();
     webhooks.start();
     sms.start();
     push.start();
+    whatsApp?.start();
+    inbound?.start();
   } catch (error) {
     await relay.stop();
     await queues.close();
@@ -95,6 +111,7 @@ export async function startEvents(config: Config): Promise<RunningEvents> {
       webhooks.stop();
       sms.stop();
       push.stop();
+      whatsApp?.stop();
       await relay.stop();
       await queues.close();
       sms.close();

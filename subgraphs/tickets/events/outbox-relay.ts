@@ -6,6 +6,14 @@ import type { Redis } from '../../../common/redis';
 import { isDatabaseUnavailable } from '../../../common/database-errors';
 import { currentTraceparent, inSpan, linkTo, SpanKind } from '../../../common/trace-context';
 import type { JobQueues, QueueName } from './job-queues';
+
+/** A job the pass's deliveries need, after the commit; `at` delays it (an SMS held for WhatsApp). */
+interface QueuedJob {
+  name: QueueName;
+  id: number;
+  at?: Date;
+  purpose?: string;
+}
 import { pushText, smsText } from './sms-text';
 import { listenToOutbox, OutboxRepository, type OutboxRow, type RelayWrites } from './outbox.repository';
 import type { VenueRepository } from '../venues';
@@ -95,7 +103,7 @@ export class OutboxRelay {
   }
 
   private async pass(): Promise<{ relayed: number; published: number }> {
-    const queued: { name: QueueName; id: number }[] = [];
+    const queued: QueuedJob[] = [];
     const counts = await new OutboxRepository(this.orm.em.fork()).transaction(async (tx) => {
       const rows = await tx.outbox.claimUnrelayed(BATCH);
       for (const row of rows) queued.push(...(await this.writeDeliveries(tx, row)));
@@ -110,7 +118,7 @@ export class OutboxRelay {
    * The webhook deliveries, SMS and push messages of one event; answers the jobs to enqueue. Done in
    * a span of the trace of the change behind the event, whose context every row written carries on.
    */
-  private writeDeliveries(tx: RelayWrites, row: OutboxRow): Promise<{ name: QueueName; id: number }[]> {
+  private writeDeliveries(tx: RelayWrites, row: OutboxRow): Promise<QueuedJob[]> {
     return inSpan(
       `outbox relay ${row.event}`,
       { parent: row.traceparent, attributes: { 'nida.event': row.event, 'nida.event_id': row.event_id } },
@@ -123,8 +131,8 @@ export class OutboxRelay {
     tx: RelayWrites,
     row: OutboxRow,
     traceparent: string | null,
-  ): Promise<{ name: QueueName; id: number }[]> {
-    const queued: { name: QueueName; id: number }[] = [];
+  ): Promise<QueuedJob[]> {
+    const queued: QueuedJob[] = [];
     const ticket = ticketOfSnapshot(row.payload.ticket);
     const graph = liveTicketOf(ticket, this.config.publicBaseUrl);
     const body = webhookBody(row.event_id, row.event, graph.en, row.payload.feedback);
@@ -137,10 +145,21 @@ export class OutboxRelay {
       traceparent,
     );
     for (const id of deliveries) queued.push({ name: 'webhooks', id });
+    if ((row.event === 'ticket.ready' || row.event === 'ticket.rung') && row.ticket_id !== null) {
+      queued.push(...(await this.writeWhatsAppAlerts(tx, row.event, row.event_id, Number(row.ticket_id))));
+    }
     if (row.event === 'ticket.ready' && row.ticket_id !== null) {
+      const ticketId = Number(row.ticket_id);
+      // A ready alert on its way to a linked chat holds the SMS back as its fallback (sms-worker.ts).
+      const holdSeconds =
+        this.config.whatsapp !== null && (await tx.whatsapp.hasReadyAlert(ticketId))
+          ? this.config.whatsapp.fallbackSeconds
+          : 0;
       const text = await this.smsTextOf(tx.venues, row);
-      const sms = await tx.deliveries.insertSms(row.event_id, text, Number(row.ticket_id), traceparent);
-      for (const id of sms) queued.push({ name: 'sms', id });
+      const sms = await tx.deliveries.insertSms(row.event_id, text, ticketId, traceparent, holdSeconds);
+      const at = holdSeconds > 0 ? new Date(Date.now() + holdSeconds * 1000) : undefined;
+      for (const id of sms)
+        queued.push({ name: 'sms', id, ...(at === undefined ? {} : { at, purpose: 'held' }) });
     }
     if ((row.event === 'ticket.ready' || row.event === 'ticket.rung') && row.ticket_id !== null) {
       const venue = await tx.venues.textsOf(venueId);
@@ -155,6 +174,22 @@ export class OutboxRelay {
       for (const id of pushes) queued.push({ name: 'push', id });
     }
     return queued;
+  }
+
+  /** One WhatsApp alert per linked chat of the ticket, when the platform has WhatsApp configured. */
+  private async writeWhatsAppAlerts(
+    tx: RelayWrites,
+    event: 'ticket.ready' | 'ticket.rung',
+    eventId: string,
+    ticketId: number,
+  ): Promise<QueuedJob[]> {
+    if (this.config.whatsapp === null) return [];
+    const ids = await tx.whatsapp.insertAlerts(
+      eventId,
+      event === 'ticket.ready' ? 'ready' : 'ring',
+      ticketId,
+    );
+    return ids.map((id) => ({ name: 'whatsapp', id }));
   }
 
   /**
@@ -216,10 +251,10 @@ export class OutboxRelay {
   }
 
   /** Wake-ups for the workers; with the queue away the first failure ends the attempt. */
-  private async enqueue(queued: { name: QueueName; id: number }[]): Promise<void> {
+  private async enqueue(queued: QueuedJob[]): Promise<void> {
     for (const job of queued) {
       try {
-        await this.queues.enqueue(job.name, job.id, 0);
+        await this.queues.enqueue(job.name, job.id, 0, job.at, job.purpose);
       } catch (error) {
         this.logger.warn({ err: error, job, jobs: queued.length }, 'could not enqueue; the sweep will');
         return;

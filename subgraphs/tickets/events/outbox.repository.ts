@@ -3,6 +3,7 @@ import type { EntityManager } from '../../../common/database';
 import { DeliveryRepository } from './delivery.repository';
 import type { FeedbackPayload } from '../tickets';
 import { VenueRepository } from '../venues';
+import { WhatsAppDeliveryRepository } from './whatsapp-delivery.repository';
 
 /** An outbox row as the relay reads it; bigint ids come back from pg as text. */
 export interface OutboxRow {
@@ -21,6 +22,7 @@ export interface RelayWrites {
   outbox: OutboxRepository;
   deliveries: DeliveryRepository;
   venues: VenueRepository;
+  whatsapp: WhatsAppDeliveryRepository;
 }
 
 /**
@@ -40,6 +42,7 @@ export class OutboxRepository {
         outbox: new OutboxRepository(tx),
         deliveries: new DeliveryRepository(tx),
         venues: new VenueRepository(tx),
+        whatsapp: new WhatsAppDeliveryRepository(tx),
       }),
     );
   }

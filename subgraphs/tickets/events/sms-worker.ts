@@ -10,6 +10,7 @@ import { DeliveryRowWorker, MAX_RETRIES, retryDelayMs, SMS_ROWS } from './delive
 import type { ClaimedSms, DeliveryRepository } from './delivery.repository';
 import type { EventsMetrics } from './events-metrics';
 import type { JobQueues } from './job-queues';
+import { SMS_SKIPPED_FOR_WHATSAPP, WhatsAppDeliveryRepository } from './whatsapp-delivery.repository';
 
 const CONCURRENCY = 4;
 const SEND_TIMEOUT_MS = 10_000;
@@ -97,6 +98,7 @@ export class SmsWorker extends DeliveryRowWorker {
     const attempts = claimed.attempts + 1;
     let error: string | null = null;
     try {
+      if (await this.heldForWhatsApp(deliveries, claimed)) return;
       const entitlements = await this.plans.entitlementsOf(Number(claimed.venue_id));
       if (!entitlements.sms) {
         await this.settle(claimed.id, 'skipped', attempts, 'the venue plan does not include SMS');
@@ -124,6 +126,29 @@ export class SmsWorker extends DeliveryRowWorker {
       await this.queues.enqueue('sms', Number(claimed.id), attempts, nextAt);
     }
     this.logger.warn({ sms: Number(claimed.id), attempt: attempts, error }, 'sms not accepted');
+  }
+
+  /**
+   * SMS as WhatsApp's fallback: a ticket whose ready alert reached its chat (`sent` or later) gets
+   * no text; one whose alert is still on its way within WHATSAPP_FALLBACK_SECONDS waits until then.
+   * Refused, failed, or silent past that time, and the text goes. A ticket without an alert is
+   * texted as ever. True when the text was settled here.
+   */
+  private async heldForWhatsApp(deliveries: DeliveryRepository, claimed: ClaimedSms): Promise<boolean> {
+    if (this.config.whatsapp === null) return false;
+    const alert = await new WhatsAppDeliveryRepository(this.orm.em.fork()).readyAlertState(
+      Number(claimed.ticket_id),
+      this.config.whatsapp.fallbackSeconds,
+    );
+    if (alert.state === 'delivered') {
+      await this.settle(claimed.id, 'skipped', claimed.attempts, SMS_SKIPPED_FOR_WHATSAPP);
+      this.metrics.smsAttempt('skipped');
+      return true;
+    }
+    if (alert.state !== 'waiting') return false;
+    // Not an attempt: the count stays, and the sweep finds the row when it is due.
+    await deliveries.settleSms(claimed.id, 'pending', claimed.attempts, 'waiting for WhatsApp', alert.due);
+    return true;
   }
 
   private async settle(
