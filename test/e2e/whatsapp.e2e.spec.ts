@@ -3,7 +3,15 @@ import BeeQueue from 'bee-queue';
 import { startEvents, type RunningEvents } from '../../subgraphs/tickets/events';
 import { startRestAdapter } from '../../rest-adapter/rest-adapter';
 import { createTestDatabase, testConfig, type TestDatabase } from '../support/database';
-import { admin, newTicketBranch, startPlatform, type Platform, type TicketBranch } from '../support/platform';
+import {
+  admin,
+  newTicketBranch,
+  platformEnv,
+  startPlatform,
+  type Platform,
+  type TicketBranch,
+} from '../support/platform';
+import { freePorts, PROCESS_KINDS, startProcess, type PlatformProcess } from '../support/processes';
 import { SmsProvider } from '../support/sms-provider';
 import { waitUntil } from '../support/wait';
 import { scrapedSum } from '../support/metrics';
@@ -383,5 +391,82 @@ describe('WhatsApp: linking a chat, the ready alert and SMS as its fallback', ()
     expect(Date.now() - started).toBeLessThan(4_000);
     await sleep(500);
     expect(graph.sendsTo(customer.waId)).toHaveLength(2);
+  });
+});
+
+describe('a WhatsApp sender killed between the Graph call and its record', () => {
+  let database: TestDatabase;
+  let platform: Platform;
+  let child: PlatformProcess | undefined;
+  let events: RunningEvents | undefined;
+  const graph = new WhatsAppGraph();
+  const sms = new SmsProvider();
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const env = whatsAppEnv(graph, await graph.start(), {
+      SMS_DRIVER: 'http',
+      SMS_HTTP_URL: await sms.start(),
+    });
+    platform = await startPlatform(database, env);
+    // The sender is the compiled tickets-events process, so it can be killed where it stands.
+    const [port] = (await freePorts(1)) as [number];
+    child = await startProcess(
+      PROCESS_KINDS.events.script,
+      platformEnv(platform.config, { ...env, EVENTS_PORT: String(port) }),
+      `http://127.0.0.1:${port}/readyz`,
+    );
+  });
+
+  afterAll(async () => {
+    await child?.kill();
+    await events?.stop();
+    await platform?.stop();
+    await graph.stop();
+    await sms.stop();
+    await database?.drop();
+  });
+
+  it('sends one WhatsApp message, never a second, and the ticket’s one SMS once the fallback time has passed', async () => {
+    const branch = await newTicketBranch(platform.config, { sms: 'on' });
+    await admin(platform.config, 'venue', 'set-whatsapp', '--id', String(branch.venueId), '--whatsapp', 'on');
+    const call = (path: string, body?: unknown) =>
+      fetch(`${platform.restUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${branch.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body ?? {}),
+      }).then(async (r) => (await r.json()) as Record<string, unknown>);
+    const ticket = await call('/tickets', { customer_phone: '07719990001', number: 'K1' });
+    await database.query(`update tickets.tickets set whatsapp_code = 'KQ7M2XDP' where id = $1`, [ticket.id]);
+    const webhook = `${platform.restUrl.replace(/\/api\/v1$/, '')}/webhooks/whatsapp`;
+    const inbound = graph.messagesPayload([{ from: '9647719990001', body: 'KQ7M-2XDP' }]);
+    expect((await graph.post(webhook, inbound)).status).toBe(200);
+    await waitUntil(() => graph.sendsTo('9647719990001').length === 1, 15_000, 'the confirmation');
+
+    // The Graph API takes the ready alert but its answer never comes back: the sender dies first.
+    graph.hold = true;
+    await call(`/tickets/${String(ticket.id)}/ready`);
+    await waitUntil(() => graph.sendsTo('9647719990001').length === 2, 15_000, 'the ready alert sent');
+    await child!.kill();
+    child = undefined;
+    graph.hold = false;
+    const [row] = await database.query(
+      `select status, message_id from tickets.whatsapp_messages where ticket_id = $1 and kind = 'ready'`,
+      [ticket.id],
+    );
+    expect(row).toEqual({ status: 'sending', message_id: null });
+
+    // A new sender finds the row claimed, and leaves it: the fallback sends the one SMS instead.
+    events = await startEvents(platform.config);
+    await waitUntil(() => sms.requests.length === 1, 20_000, 'the fallback SMS');
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(graph.sendsTo('9647719990001')).toHaveLength(2);
+    expect(sms.requests.map((r) => r.body.to)).toEqual(['+9647719990001']);
+    expect(
+      await database.query(
+        `select status from tickets.whatsapp_messages where ticket_id = $1 and kind = 'ready'`,
+        [ticket.id],
+      ),
+    ).toEqual([{ status: 'sending' }]);
   });
 });
