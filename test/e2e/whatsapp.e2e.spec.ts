@@ -314,6 +314,25 @@ describe('WhatsApp: linking a chat, the ready alert and SMS as its fallback', ()
     expect((await messageRows(ticket.id))[1]).toMatchObject({ kind: 'ready', status: 'refused' });
     expect(String((await messageRows(ticket.id))[1]!.error)).toContain('131026');
     expect(await smsRow(ticket.id)).toMatchObject({ status: 'sent' });
+    // The ticket's delivery log, as the admin CLI shows it: the refusal, then the SMS instead.
+    const log = await admin<{ deliveries: Record<string, unknown>[] }>(
+      platform.config,
+      'ticket',
+      'deliveries',
+      '--id',
+      String(ticket.id),
+    );
+    expect(log.deliveries).toEqual([
+      expect.objectContaining({ channel: 'whatsapp', kind: 'confirm', status: 'accepted', attempts: 1 }),
+      expect.objectContaining({
+        channel: 'whatsapp',
+        kind: 'ready',
+        status: 'refused',
+        attempts: 1,
+        template: false,
+      }),
+      expect.objectContaining({ channel: 'sms', kind: 'ready', status: 'sent', attempts: 1, error: null }),
+    ]);
   });
 
   it('sends the one SMS when a failed status arrives for the ready alert', async () => {

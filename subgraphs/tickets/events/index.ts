@@ -10,3 +10,4 @@ export { WEBHOOK_RESOLVERS, webhookResolvers } from './webhook-management.resolv
 export { DEFAULT_ENDPOINT_EVENTS, parseEvents } from './webhook-events';
 export { startEvents, type RunningEvents } from './events';
 export { graphTicketOf } from './webhook-body';
+export { ticketDeliveryLog, type TicketDeliveryEntry } from './ticket-deliveries';

@@ -20,20 +20,6 @@ export interface ClaimedWhatsApp {
   in_window: boolean;
 }
 
-/** One WhatsApp message of a ticket as its delivery log shows it. */
-export interface WhatsAppLogRow {
-  id: string;
-  wa_id: string;
-  kind: WhatsAppKind;
-  template: boolean;
-  status: string;
-  message_id: string | null;
-  attempts: number;
-  error: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
 /** Statuses in the order Meta reports them; a status never moves a message back. */
 const PROGRESS = `array['pending', 'sending', 'sent', 'delivered', 'read']`;
 
@@ -237,14 +223,5 @@ export class WhatsAppDeliveryRepository {
       [ticketId, SMS_SKIPPED_FOR_WHATSAPP],
     );
     return row === undefined ? undefined : { id: Number(row.id), attempts: row.attempts };
-  }
-
-  /** The ticket's WhatsApp messages, oldest first, for its delivery log. */
-  logOf(ticketId: number): Promise<WhatsAppLogRow[]> {
-    return this.em.execute<WhatsAppLogRow[]>(
-      `select id, wa_id, kind, template, status, message_id, attempts, error, created_at, updated_at
-         from tickets.whatsapp_messages where ticket_id = ? order by id`,
-      [ticketId],
-    );
   }
 }
