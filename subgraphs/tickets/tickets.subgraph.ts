@@ -38,6 +38,7 @@ import {
 import {
   JobQueues,
   OutboxEvent,
+  TicketDeliveriesResolver,
   WEBHOOK_RESOLVERS,
   WebhookEndpointService,
   webhookResolvers,
@@ -252,6 +253,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
     BranchResolver,
     TicketCustomerResolver,
     TicketWhatsAppResolver,
+    TicketDeliveriesResolver,
     VenueManagementResolver,
     VenueAuditLogResolver,
     VenueMembersResolver,
@@ -307,6 +309,7 @@ export const ticketsSubgraph: SubgraphDefinition = {
       new NumberLeaseResolver(new NumberLeaseService(scope.em), access),
       new TicketEstimateResolver(waits),
       new TicketWhatsAppResolver(scope.em, scope.config.whatsapp?.businessNumber ?? null),
+      new TicketDeliveriesResolver(scope.em),
       new BranchWaitResolver(waits, access),
       new BranchResolver(new VenueService(scope.em)),
       new TicketCustomerResolver(

@@ -333,6 +333,21 @@ describe('WhatsApp: linking a chat, the ready alert and SMS as its fallback', ()
       }),
       expect.objectContaining({ channel: 'sms', kind: 'ready', status: 'sent', attempts: 1, error: null }),
     ]);
+    // And on the graph, for a key of the ticket's branch.
+    const graphLog = await fetch(platform.gatewayUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${branch.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'query ($id: ID!) { ticket(id: $id) { deliveries { channel kind status template error } } }',
+        variables: { id: String(ticket.id) },
+      }),
+    });
+    const { data } = (await graphLog.json()) as {
+      data: { ticket: { deliveries: Record<string, unknown>[] } };
+    };
+    expect(
+      data.ticket.deliveries.map((d) => `${String(d.channel)} ${String(d.kind)} ${String(d.status)}`),
+    ).toEqual(['whatsapp confirm accepted', 'whatsapp ready refused', 'sms ready sent']);
   });
 
   it('sends the one SMS when a failed status arrives for the ready alert', async () => {

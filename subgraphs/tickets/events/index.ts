@@ -11,3 +11,4 @@ export { DEFAULT_ENDPOINT_EVENTS, parseEvents } from './webhook-events';
 export { startEvents, type RunningEvents } from './events';
 export { graphTicketOf } from './webhook-body';
 export { ticketDeliveryLog, type TicketDeliveryEntry } from './ticket-deliveries';
+export { TicketDeliveriesResolver } from './ticket-deliveries.resolver';

@@ -17,7 +17,13 @@ export {
   type OutboxEventName,
   type WebhookEvent,
 } from './ticket-events';
-export { PublicTicketType, TicketStatusValue, toTicketType, type PresentOptions } from './ticket.type';
+export {
+  PublicTicketType,
+  TicketStatusValue,
+  TicketType,
+  toTicketType,
+  type PresentOptions,
+} from './ticket.type';
 export { BranchResolver, TicketResolver } from './ticket.resolver';
 export { TicketCustomerResolver } from './ticket-customer.resolver';
 export { NumberLeaseService, NUMBER_LEASE_DEFAULT, NUMBER_LEASE_MAX } from './number-lease.service';
