@@ -299,6 +299,22 @@ describe('WhatsApp: linking a chat, the ready alert and SMS as its fallback', ()
         message_id: alert.messageId,
       }),
     ]);
+
+    // A ring is one more message, naming the number and venue; still no SMS.
+    await database.query(
+      `update tickets.tickets set last_alert_at = now() - interval '1 minute' where id = $1`,
+      [ticket.id],
+    );
+    expect((await call('POST', `/tickets/${ticket.id}/ring`)).status).toBe(200);
+    await waitUntil(() => graph.sendsTo(customer.waId).length === 3, 10_000, 'the ring');
+    expect(graph.sendsTo(customer.waId)[2]!.body.text?.body).toBe(
+      'تذكير: طلبك رقم W2 جاهز في Samarra Grill. تفضل بالاستلام.',
+    );
+    expect(smsTo(customer.e164)).toHaveLength(0);
+    const metrics = events.metricsPort;
+    const sent = (labels: string) => scrapedSum(metrics, 'nida_whatsapp_messages_total', labels);
+    expect(await sent('kind="ready",result="accepted"')).toBeGreaterThanOrEqual(1);
+    expect(await sent('kind="ring",result="accepted"')).toBe(1);
   });
 
   it('sends the one SMS at once when the Graph API refuses the ready alert', async () => {
