@@ -10,7 +10,7 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 /**
  * Longest first, from a full `npm test` with three workers on two cores (`jest --ci --json`, 2026-12-07),
- * in seconds: replicas 118, secret rotation 117, Redis failover 60, fuzz 52, the 200,000-row export
+ * in seconds: replicas 118, secret rotation 117, Redis failover 60, fuzz 52, WhatsApp about 50, the 200,000-row export
  * 51, the previous build 39, live revocation 30, then 20–27 each (a busier machine has taken twice
  * that). The browser files of the staff board, its outage and the ticket page are left out on
  * purpose: they time a page's update to the second, so they start once this first wave thins out
@@ -22,6 +22,7 @@ const FIRST = [
   'test/e2e/secret-rotation.e2e.spec.ts',
   'test/e2e/redis-failover.e2e.spec.ts',
   'test/fuzz/fuzz.e2e.spec.ts',
+  'test/e2e/whatsapp.e2e.spec.ts',
   'test/e2e/ticket-export-memory.e2e.spec.ts',
   'test/e2e/live-revocation.e2e.spec.ts',
   'test/e2e/migrate-while-serving.e2e.spec.ts',
