@@ -21,7 +21,7 @@ import { ticketPageRoutes } from './public/ticket-page.routes';
 import { ticketExportRoutes } from './public/ticket-export.routes';
 import { ticketReadDoor } from './tickets/ticket-read.door';
 import { ticketsRoutes } from './tickets/tickets.routes';
-import { whatsAppWebhookRoutes } from './whatsapp/whatsapp-webhook.routes';
+import { whatsAppWebhookOutcomes, whatsAppWebhookRoutes } from './whatsapp/whatsapp-webhook.routes';
 import { API_PREFIX } from './route-table';
 
 export interface RunningRestAdapter extends Running {
@@ -129,9 +129,10 @@ export async function startRestAdapter(config: Config): Promise<RunningRestAdapt
   service.app.use(ticketExportRoutes(config, logger));
   // Meta's webhook: a producer of the tickets-events process's queue, only while WhatsApp is on.
   let queues: JobQueues | undefined;
+  const whatsAppOutcomes = whatsAppWebhookOutcomes(metrics);
   if (config.whatsapp !== null) {
     queues = new JobQueues(config, false, redis);
-    service.app.use(whatsAppWebhookRoutes(config.whatsapp, queues, logger, metrics));
+    service.app.use(whatsAppWebhookRoutes(config.whatsapp, queues, logger, whatsAppOutcomes));
   }
   service.app.use(unknownRoute);
   service.app.use(errorHandler(logger));

@@ -3,6 +3,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import type { WhatsAppConfig } from '../../common/config';
 import type { JobQueues } from '../../common/job-queues';
 import type { Logger } from '../../common/logger';
+import type { Counter } from 'prom-client';
 import type { ProcessMetrics } from '../../common/metrics';
 import { currentRequestId } from '../../common/request-context';
 import {
@@ -124,6 +125,20 @@ export const WHATSAPP_WEBHOOK_ROUTES: readonly PageRoute<WhatsAppWebhookDependen
 ];
 
 /**
+ * `nida_whatsapp_webhook_requests_total`, each outcome at 0: registered whether or not WhatsApp is
+ * configured, so the family the dashboard and alert read is always served (at 0 while it is off).
+ */
+export function whatsAppWebhookOutcomes(metrics: ProcessMetrics): Counter<'result'> {
+  const outcomes = metrics.counter(
+    'nida_whatsapp_webhook_requests_total',
+    'Requests to the WhatsApp webhook, by outcome (verified, accepted, bad_signature, ...).',
+    ['result'],
+  );
+  for (const result of OUTCOMES) outcomes.inc({ result }, 0);
+  return outcomes;
+}
+
+/**
  * Meta's WhatsApp webhook (`/webhooks/whatsapp`), a platform route no document describes. Like the
  * CSV export it sends no GraphQL operation: a signed notification is queued for the tickets-events
  * process, which owns the chats and the delivery log. Unregistered while WhatsApp is not
@@ -133,14 +148,8 @@ export function whatsAppWebhookRoutes(
   whatsapp: WhatsAppConfig,
   queues: JobQueues,
   logger: Logger,
-  metrics: ProcessMetrics,
+  outcomes: Counter<'result'>,
 ): Router {
-  const outcomes = metrics.counter(
-    'nida_whatsapp_webhook_requests_total',
-    'Requests to the WhatsApp webhook, by outcome (verified, accepted, bad_signature, ...).',
-    ['result'],
-  );
-  for (const result of OUTCOMES) outcomes.inc({ result }, 0);
   const router = express.Router();
   // The signature is over the bytes as sent, so the body is kept raw, whatever its type says.
   router.use(WHATSAPP_WEBHOOK_PATH, express.raw({ type: () => true, limit: JSON_BODY_LIMIT_BYTES }));
