@@ -1,5 +1,6 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { listenOnLoopback } from './loopback';
+import { endTogether } from './tcp-proxy';
 
 /**
  * The venue's internet line, as a TCP relay on 127.0.0.1 that a test cuts and restores: cut, every
@@ -60,13 +61,6 @@ export class OutageProxy {
       }
       client.write(chunk);
     });
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      this.sockets.delete(client);
-      this.sockets.delete(upstream);
-    };
-    client.on('close', end).on('error', end);
-    upstream.on('close', end).on('error', end);
+    endTogether(client, upstream, this.sockets);
   }
 }

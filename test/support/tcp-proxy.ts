@@ -41,13 +41,18 @@ export class TcpProxy {
       });
     });
     upstream.on('data', (chunk) => client.write(chunk));
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      this.sockets.delete(client);
-      this.sockets.delete(upstream);
-    };
-    client.on('close', end).on('error', end);
-    upstream.on('close', end).on('error', end);
+    endTogether(client, upstream, this.sockets);
   }
+}
+
+/** A relayed pair ends as one: either side closing or failing destroys both and forgets them. */
+export function endTogether(client: Socket, upstream: Socket, open: Set<Socket>): void {
+  const end = () => {
+    client.destroy();
+    upstream.destroy();
+    open.delete(client);
+    open.delete(upstream);
+  };
+  client.on('close', end).on('error', end);
+  upstream.on('close', end).on('error', end);
 }

@@ -77,8 +77,8 @@
       connected: function (serverTime) {
         connected(sync, serverTime);
       },
-      enqueue: function (kind, ticket, input) {
-        return enqueue(sync, kind, ticket, input);
+      enqueue: function (kind, ticket, input, taken) {
+        return enqueue(sync, kind, ticket, input, taken);
       },
       takeNumber: function () {
         return takeNumber(sync);
@@ -94,8 +94,7 @@
       },
       /** The leased numbers still usable for creating offline. */
       leased: function () {
-        var lease = sync.lease;
-        return lease && Date.parse(lease.validUntil) > Date.now() + sync.offset ? lease.numbers.length : 0;
+        return usableNumbers(sync).length;
       },
       conflicts: function () {
         return sync.conflicts;
@@ -138,7 +137,8 @@
     }
   }
 
-  function enqueue(sync, kind, ticket, input) {
+  /** `taken`: the state a creation's number uses up (takeNumber's), written with the change. */
+  function enqueue(sync, kind, ticket, input, taken) {
     var change = {
       kind: kind,
       key: newKey(),
@@ -149,11 +149,7 @@
       number: ticket.number,
       input: input || null,
     };
-    var values = {};
-    if (input && input.taken) {
-      values = input.taken;
-      delete input.taken;
-    }
+    var values = taken || {};
     return sync.options.store.enqueue(change, values).then(function (queued) {
       if (values.lease) sync.lease = values.lease;
       if (values.series) sync.series = values.series;
@@ -171,15 +167,15 @@
    */
   function takeNumber(sync) {
     var lease = sync.lease;
-    var now = Date.now() + sync.offset;
-    if (lease && lease.numbers.length > 0 && Date.parse(lease.validUntil) > now) {
+    var numbers = usableNumbers(sync);
+    if (numbers.length > 0) {
       var rest = {
         day: lease.day,
         validUntil: lease.validUntil,
         prefix: lease.prefix,
-        numbers: lease.numbers.slice(1),
+        numbers: numbers.slice(1),
       };
-      return { number: lease.numbers[0], leased: true, taken: { lease: rest } };
+      return { number: numbers[0], leased: true, taken: { lease: rest } };
     }
     if (!lease || !lease.prefix) return null;
     return {
@@ -187,6 +183,12 @@
       leased: false,
       taken: { series: sync.series + 1 },
     };
+  }
+
+  /** The leased numbers still usable now: none once the lease's venue day has ended. */
+  function usableNumbers(sync) {
+    var lease = sync.lease;
+    return lease && Date.parse(lease.validUntil) > Date.now() + sync.offset ? lease.numbers : [];
   }
 
   /** The platform's tickets with the queued changes applied on top: what the board shows. */
@@ -387,10 +389,7 @@
 
   /** Keeps numbers in hand for creating offline; a refusal is tried again at the next connection. */
   function renewLease(sync) {
-    var lease = sync.lease;
-    var now = Date.now() + sync.offset;
-    var usable = lease && Date.parse(lease.validUntil) > now ? lease.numbers.length : 0;
-    if (sync.leasing || usable >= LEASE_LOW) return;
+    if (sync.leasing || usableNumbers(sync).length >= LEASE_LOW) return;
     sync.leasing = true;
     sync.options
       .request('mutation ($n: Int) { reserveTicketNumbers(count: $n) { numbers day validUntil prefix } }', {
@@ -400,8 +399,8 @@
         sync.leasing = false;
         if (!result.data) return;
         var fresh = result.data.reserveTicketNumbers;
-        var kept =
-          lease && lease.day === fresh.day && Date.parse(lease.validUntil) > now ? lease.numbers : [];
+        // The numbers held when the answer comes, not when it was asked: none is ever given twice.
+        var kept = sync.lease && sync.lease.day === fresh.day ? usableNumbers(sync) : [];
         sync.lease = {
           day: fresh.day,
           validUntil: fresh.validUntil,

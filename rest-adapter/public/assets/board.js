@@ -680,19 +680,19 @@
       if (value) input[name] = value;
     });
     // Online the platform numbers it; offline it takes the next number this board holds.
+    var taken = null;
     if (!input.number && !live.isLive()) {
-      var taken = sync.takeNumber();
+      taken = sync.takeNumber();
       if (!taken) {
         notice(words.noNumbers);
         return;
       }
       input.number = taken.number;
-      input.taken = taken.taken;
       notice(taken.leased ? '' : fill(words.prefixNumbers, { number: taken.number }));
     } else notice('');
     var key = 'local:' + String(Date.now()) + Math.random().toString(36).slice(2, 8);
     form.reset();
-    sync.enqueue('create', { id: key, number: input.number || '' }, input);
+    sync.enqueue('create', { id: key, number: input.number || '' }, input, taken && taken.taken);
   });
 
   $('.search').addEventListener('input', queueRender);
