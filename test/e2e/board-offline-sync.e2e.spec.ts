@@ -273,6 +273,8 @@ describe('a board’s offline work replayed through the gateway: leased numbers,
     ]);
   });
 
+  // 500 round trips, one at a time, then a wait away from the budget window's edge: about 35 s on
+  // idle cores, and over a minute beside the suite's heaviest files.
   it('takes 500 offline operations of one device back to back, while its ordinary budget still holds for the rest', async () => {
     const key = await pairDevice('Catch-up tablet');
     const socket = deviceSocket(platform.gatewayUrl, key);
@@ -323,5 +325,5 @@ describe('a board’s offline work replayed through the gateway: leased numbers,
     } finally {
       await socket.client.dispose();
     }
-  });
+  }, 180_000);
 });
